@@ -33,9 +33,14 @@ func SizeOf[T any]() uintptr {
 	return unsafe.Sizeof(v)
 }
 
-// fits reports whether [off, off+size) lies inside mem and off is aligned.
+// fits reports whether [off, off+size) lies inside mem and the address of
+// mem[off] is aligned (the base too: a view of a misaligned slice is
+// misaligned, and atomics on it fault on some architectures).
 func fits(mem []byte, off, size, align uint64) bool {
-	return off%align == 0 && off <= uint64(len(mem)) && size <= uint64(len(mem))-off
+	if off > uint64(len(mem)) || size > uint64(len(mem))-off {
+		return false
+	}
+	return (SliceAddr(mem)+off)%align == 0
 }
 
 // Uint32At returns a pointer to the 32-bit word at mem[off:], or nil when the
@@ -81,16 +86,6 @@ func BufsAt(mem []byte, n uint32) []Buf {
 	return unsafe.Slice((*Buf)(unsafe.Pointer(&mem[0])), n)
 }
 
-// ExtraOf returns the 16 extra bytes of a 32-byte CQE whose first half is
-// slots[i]; ok is false when slots[i+1] does not exist.
-func ExtraOf(slots []CQE, i int) (extra [2]uint64, ok bool) {
-	if i < 0 || i+1 >= len(slots) {
-		return extra, false
-	}
-	n := &slots[i+1]
-	return [2]uint64{n.UserData, uint64(uint32(n.Res)) | uint64(n.Flags)<<32}, true
-}
-
 // BytesAtAddr views n bytes at a kernel-visible address inside mem, or nil
 // when [addr, addr+n) is not inside mem. It is how a provided buffer chosen
 // by the kernel is found again in the memory that holds it.
@@ -100,4 +95,22 @@ func BytesAtAddr(mem []byte, addr uint64, n uint32) []byte {
 		return nil
 	}
 	return mem[addr-base : addr-base+uint64(n) : addr-base+uint64(n)]
+}
+
+// SQE128At returns slots[i] and slots[i+1] as one 128-byte SQE, or nil when
+// slots[i+1] does not exist.
+func SQE128At(slots []SQE, i uint32) *SQE128 {
+	if uint64(i)+1 >= uint64(len(slots)) {
+		return nil
+	}
+	return (*SQE128)(unsafe.Pointer(&slots[i]))
+}
+
+// CQE32At returns slots[i] and slots[i+1] as one 32-byte CQE, or nil when
+// slots[i+1] does not exist.
+func CQE32At(slots []CQE, i uint32) *CQE32 {
+	if uint64(i)+1 >= uint64(len(slots)) {
+		return nil
+	}
+	return (*CQE32)(unsafe.Pointer(&slots[i]))
 }

@@ -136,3 +136,22 @@ func Close(fd int) error {
 
 // Supported reports whether this build can reach io_uring at all.
 const Supported = true
+
+// MmapFixedAnon replaces the mapping b in place with zeroed anonymous
+// memory (MAP_FIXED), dropping whatever b mapped. A closed ring uses it so
+// that a racing access to its old ring memory reads zeros instead of
+// faulting.
+func MmapFixedAnon(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := unix.MmapPtr(-1, 0, unsafe.Pointer(unsafe.SliceData(b)), uintptr(cap(b)),
+		unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
+	if err != nil {
+		return os.NewSyscallError("mmap", err)
+	}
+	return nil
+}
+
+// Gettid returns the calling thread's id.
+func Gettid() int { return unix.Gettid() }

@@ -54,3 +54,7 @@ func MmapAnon(length int, huge bool) ([]byte, error) {
 func Munmap(b []byte) error { return nil }
 
 func Close(fd int) error { return os.NewSyscallError("close", errNoSys) }
+
+func MmapFixedAnon(b []byte) error { return nil }
+
+func Gettid() int { return 0 }

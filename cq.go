@@ -1,0 +1,306 @@
+package uring
+
+import (
+	"errors"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// peek returns the CQE at the head (skipping CQE_MIXED padding) and how
+// many CQ slots are ready, or nil.
+func (r *Ring) peek() (*sys.CQE, uint32) {
+	q := &r.cq
+	head := *q.head
+	// Acquire: pairs with the kernel's smp_store_release of cq.tail after it
+	// wrote the CQEs.
+	tail := atomic.LoadUint32(q.tail)
+	for head != tail {
+		c := &q.cqes[(head&q.mask)<<q.shift]
+		if !q.mixed || c.Flags&sys.CQEFSkip == 0 {
+			return c, tail - head
+		}
+		head++
+		// Release: pairs with the kernel's READ_ONCE of cq.head when it checks
+		// for free space.
+		atomic.StoreUint32(q.head, head)
+	}
+	return nil, 0
+}
+
+// PeekCQE returns the next CQE without waiting, or (nil, nil) when none is
+// ready. The CQE lives in the ring: call CQESeen when done with it. When
+// CQEs wait in the kernel (overflow, deferred task work, IOPOLL) it enters
+// once to flush them.
+func (r *Ring) PeekCQE() (*sys.CQE, error) {
+	if r.life.closed.Load() {
+		return nil, ErrClosed
+	}
+	if c, _ := r.peek(); c != nil {
+		return c, nil
+	}
+	if !r.cqNeedsEnter() {
+		return nil, nil
+	}
+	if err := r.flushCQ(); err != nil {
+		return nil, err
+	}
+	c, _ := r.peek()
+	return c, nil
+}
+
+// flushCQ enters with GETEVENTS and no wait, moving overflowed CQEs and
+// deferred completions into the ring (and polling, on IOPOLL rings).
+func (r *Ring) flushCQ() error {
+	for {
+		_, err := r.enter(0, 0, r.enterFlags|sys.EnterGetEvents)
+		if err == nil || !errors.Is(err, syscall.EINTR) {
+			if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EBUSY) {
+				return nil // the kernel is short of memory for the backlog: reap, then retry
+			}
+			return err
+		}
+	}
+}
+
+// FlushOverflow moves CQEs the kernel kept aside while the CQ was full
+// into the ring.
+func (r *Ring) FlushOverflow() error {
+	if r.life.closed.Load() {
+		return ErrClosed
+	}
+	return r.flushCQ()
+}
+
+// WaitCQE waits for a CQE and returns it (call CQESeen when done).
+func (r *Ring) WaitCQE() (*sys.CQE, error) { return r.WaitCQEs(1) }
+
+// WaitCQEs waits until at least n CQEs are ready and returns the first.
+func (r *Ring) WaitCQEs(n uint32) (*sys.CQE, error) { return r.wait(n, -1, 0) }
+
+// WaitCQETimeout waits up to d for a CQE; ErrTimeout when none arrived. A
+// zero d does not block.
+func (r *Ring) WaitCQETimeout(d time.Duration) (*sys.CQE, error) {
+	return r.waitTimeout(1, d, 0)
+}
+
+// WaitCQEsTimeout waits up to d for n CQEs. With minWait > 0 on kernels
+// with IORING_FEAT_MIN_TIMEOUT it returns after minWait as soon as any CQE
+// is ready (batching without stalling). ErrTimeout when none arrived.
+func (r *Ring) WaitCQEsTimeout(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
+	return r.waitTimeout(n, d, minWait)
+}
+
+func (r *Ring) waitTimeout(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
+	if d < 0 {
+		return nil, &OptionError{"d", "negative timeout"}
+	}
+	return r.wait(n, d, minWait)
+}
+
+// wait blocks until n CQE slots are ready, or d passes (d < 0: forever).
+func (r *Ring) wait(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
+	if r.life.closed.Load() {
+		return nil, ErrClosed
+	}
+	if n == 0 {
+		n = 1
+	}
+	var deadline time.Time
+	if d > 0 {
+		deadline = time.Now().Add(d)
+	}
+	for {
+		c, ready := r.peek()
+		if c != nil && ready >= n {
+			return c, nil
+		}
+		if d == 0 {
+			if c == nil && r.cqNeedsEnter() {
+				if err := r.flushCQ(); err != nil {
+					return nil, err
+				}
+				if c, _ = r.peek(); c != nil {
+					return c, nil
+				}
+			}
+			if c != nil {
+				return c, nil
+			}
+			return nil, ErrTimeout
+		}
+		toSubmit := uint32(0)
+		if r.flags&sys.SetupSQPoll == 0 {
+			toSubmit = r.flushSQ()
+		}
+		var err error
+		if d < 0 {
+			_, err = r.enter(toSubmit, n, r.enterFlags|sys.EnterGetEvents)
+		} else {
+			left := time.Until(deadline)
+			if left <= 0 {
+				if c != nil {
+					return c, nil
+				}
+				return nil, ErrTimeout
+			}
+			_, err = r.enterTimeout(toSubmit, n, left, minWait)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, syscall.EINTR):
+			// Retry with the remaining time (the loop recomputes it).
+		case errors.Is(err, syscall.ETIME):
+			if c, _ := r.peek(); c != nil {
+				return c, nil
+			}
+			return nil, ErrTimeout
+		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EBUSY):
+			// The kernel could not take more SQEs or flush overflow: reap first.
+			if c, _ := r.peek(); c != nil {
+				return c, nil
+			}
+		default:
+			return nil, err
+		}
+		if r.life.closed.Load() {
+			return nil, ErrClosed
+		}
+	}
+}
+
+// enterTimeout waits with IORING_ENTER_EXT_ARG; the timespec and argument
+// live in the Ring so that nothing escapes to the heap per wait.
+func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (int, error) {
+	if r.params.Features&sys.FeatExtArg == 0 {
+		return 0, ErrUnsupported
+	}
+	if !r.life.acquire() {
+		return 0, ErrClosed
+	}
+	r.waitTs = sys.Timespec{Sec: int64(left / time.Second), Nsec: int64(left % time.Second)}
+	r.waitArg = sys.GeteventsArg{Ts: sys.PtrAddr(&r.waitTs)}
+	if minWait > 0 && r.params.Features&sys.FeatMinTimeout != 0 {
+		r.waitArg.MinWaitUsec = uint32(min(minWait.Microseconds(), 1<<32-1))
+	}
+	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents, &r.waitArg)
+	r.life.releaseRef()
+	return got, err
+}
+
+// CQESeen marks c consumed (one slot, or two for a 32-byte CQE on a
+// CQE_MIXED ring).
+func (r *Ring) CQESeen(c *sys.CQE) {
+	if r.cq.mixed && c.Flags&sys.CQEF32 != 0 {
+		r.Advance(2)
+		return
+	}
+	r.Advance(1)
+}
+
+// Advance marks n CQEs consumed (CQ slots on a CQE_MIXED ring).
+func (r *Ring) Advance(n uint32) {
+	if r.life.closed.Load() {
+		return
+	}
+	// Release: our reads of the CQEs finish before the kernel may reuse
+	// their slots; pairs with the kernel's READ_ONCE of cq.head.
+	atomic.StoreUint32(r.cq.head, *r.cq.head+n)
+}
+
+// CQReady returns how many CQ slots hold CQEs.
+func (r *Ring) CQReady() uint32 {
+	if r.life.closed.Load() {
+		return 0
+	}
+	return atomic.LoadUint32(r.cq.tail) - *r.cq.head
+}
+
+// Reap copies up to len(dst) ready CQEs into dst, marks them consumed and
+// returns how many. It flushes kernel-held CQEs when the ring is empty.
+func (r *Ring) Reap(dst []sys.CQE) int {
+	n := r.reap(dst, nil)
+	if n == 0 && len(dst) > 0 && !r.life.closed.Load() && r.cqNeedsEnter() {
+		if r.flushCQ() == nil {
+			n = r.reap(dst, nil)
+		}
+	}
+	return n
+}
+
+// Reap32 is Reap with the 32-byte extras: filled on CQE32 rings, and for
+// CQEs flagged IORING_CQE_F_32 on CQE_MIXED rings (zero otherwise).
+func (r *Ring) Reap32(dst []sys.CQE32) int {
+	n := r.reap(nil, dst)
+	if n == 0 && len(dst) > 0 && !r.life.closed.Load() && r.cqNeedsEnter() {
+		if r.flushCQ() == nil {
+			n = r.reap(nil, dst)
+		}
+	}
+	return n
+}
+
+func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
+	if r.life.closed.Load() {
+		return 0
+	}
+	q := &r.cq
+	head := *q.head
+	tail := atomic.LoadUint32(q.tail) // acquire: pairs with the kernel's release of cq.tail
+	limit := len(dst) + len(dst32)
+	n := 0
+	for head != tail && n < limit {
+		i := (head & q.mask) << q.shift
+		c := &q.cqes[i]
+		if q.mixed && c.Flags&sys.CQEFSkip != 0 {
+			head++
+			continue
+		}
+		big := q.shift == 1 || (q.mixed && c.Flags&sys.CQEF32 != 0)
+		if dst32 != nil {
+			dst32[n] = sys.CQE32{CQE: *c}
+			if big {
+				if b := sys.CQE32At(q.cqes, i); b != nil {
+					dst32[n].BigCQE = b.BigCQE
+				}
+			}
+		} else {
+			dst[n] = *c
+		}
+		n++
+		head++
+		if q.mixed && big {
+			head++
+		}
+	}
+	// Release: pairs with the kernel's READ_ONCE of cq.head.
+	atomic.StoreUint32(q.head, head)
+	return n
+}
+
+// SQFlags returns the kernel's IORING_SQ_* flags word.
+func (r *Ring) SQFlags() sys.SQRingFlags {
+	if r.life.closed.Load() {
+		return 0
+	}
+	return sys.SQRingFlags(atomic.LoadUint32(r.sq.flags))
+}
+
+// Overflow returns how many CQEs the kernel dropped (only on kernels without
+// IORING_FEAT_NODROP; newer ones keep them and set IORING_SQ_CQ_OVERFLOW).
+func (r *Ring) Overflow() uint32 {
+	if r.life.closed.Load() {
+		return 0
+	}
+	return atomic.LoadUint32(r.cq.overflow)
+}
+
+// Dropped returns how many invalid SQEs the kernel skipped.
+func (r *Ring) Dropped() uint32 {
+	if r.life.closed.Load() {
+		return 0
+	}
+	return atomic.LoadUint32(r.sq.dropped)
+}

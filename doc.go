@@ -1,0 +1,28 @@
+// Package uring is a pure-Go (no cgo) io_uring ring: it sets the ring up
+// with io_uring_setup(2), maps the submission and completion queues from
+// the offsets the kernel returns (or from memory it maps itself with
+// IORING_SETUP_NO_MMAP), hands out zeroed SQEs, submits, waits (with
+// timeouts through IORING_ENTER_EXT_ARG) and reaps completions.
+//
+// Contract:
+//   - A Ring is not safe for concurrent use except Close, which may race
+//     any other call: afterwards every call returns ErrClosed, nothing is
+//     unmapped twice, and a racing access to ring memory cannot fault.
+//     The poll and task packages build safe multi-goroutine access on top.
+//   - SINGLE_ISSUER, DEFER_TASKRUN and a registered ring fd tie the ring
+//     to one OS thread: create and use such a ring from a goroutine that
+//     called runtime.LockOSThread.
+//   - Memory an SQE points at (buffers, iovecs, timespecs, paths) belongs
+//     to the caller and must stay reachable and pinned until its CQE; the
+//     sqe package documents what each op holds, and the task layer does it
+//     for you.
+//   - Errors: ErrUnsupported (io_uring disabled by kernel.io_uring_disabled,
+//     blocked by seccomp, or a feature this kernel lacks), ErrClosed,
+//     ErrSQFull, ErrTimeout; syscall failures are *os.SyscallError wrapping
+//     the errno; a bad option is rejected before any syscall, naming it.
+//   - EINTR never reaches the caller: waits retry with the remaining time.
+//   - No call allocates on the submit and reap paths.
+//
+// On systems other than Linux the package compiles and New returns
+// ErrUnsupported.
+package uring

@@ -1,0 +1,178 @@
+package uring
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// Ring is one io_uring instance: its submission and completion queues
+// mapped into this process.
+type Ring struct {
+	sq submitQueue
+	cq completionQueue
+
+	enterFd    int            // fd or registered index used for io_uring_enter
+	enterFlags sys.EnterFlags // EnterRegisteredRing when enterFd is an index
+	flags      sys.SetupFlags
+	params     sys.Params
+
+	// waitArg and waitTs are the EXT_ARG of blocking waits: fields of the
+	// heap-allocated Ring so a wait allocates nothing.
+	waitArg sys.GeteventsArg
+	waitTs  sys.Timespec
+
+	life *lifetime
+}
+
+type submitQueue struct {
+	head    *uint32 // kernel-owned: advanced by the kernel (or SQ thread)
+	tail    *uint32 // ours: published to the kernel
+	flags   *uint32 // IORING_SQ_* set by the kernel
+	dropped *uint32
+	sqes    []sys.SQE // 64-byte slots; an SQE128 takes two
+	mask    uint32
+	entries uint32
+	shift   uint32 // 1 on SQE128 rings
+	// sqeHead..sqeTail are handed out but not yet published.
+	sqeHead uint32
+	sqeTail uint32
+}
+
+type completionQueue struct {
+	head     *uint32 // ours: published to the kernel
+	tail     *uint32 // kernel-owned
+	flags    *uint32
+	overflow *uint32
+	cqes     []sys.CQE // 16-byte slots; a 32-byte CQE takes two
+	mask     uint32    // in CQEs
+	entries  uint32
+	shift    uint32 // 1 on CQE32 rings
+	mixed    bool   // CQE_MIXED: per-CQE size from IORING_CQE_F_32
+}
+
+// lifetime holds what must be released exactly once, by Close or by the
+// cleanup of a Ring never closed. It never points back at the Ring.
+type lifetime struct {
+	mu       sync.Mutex
+	fd       int  // real ring fd, -1 with REGISTERED_FD_ONLY
+	regIndex int  // registered ring index, -1 when none
+	regOnly  bool // the ring lives only in the registered table
+	regions  [][]byte
+	fdClosed bool
+	// refs counts syscalls in flight on the fd; closedBit marks Close.
+	refs atomic.Int64
+	// closed is read on every non-syscall path (a plain load on amd64).
+	closed atomic.Bool
+	// tid is the OS thread that registered the ring fd (REGISTER_RING_FDS
+	// entries are per thread).
+	tid int
+}
+
+const closedBit = 1 << 62
+
+// New sets up a ring with at least entries SQEs (rounded up to a power of
+// two by the kernel) and maps it.
+func New(entries uint32, opts ...Option) (*Ring, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := c.validate(entries); err != nil {
+		return nil, err
+	}
+	if !sys.Supported {
+		return nil, ErrUnsupported
+	}
+	if c.flags&sys.SetupDeferTaskrun != 0 {
+		// Let a peek see pending deferred work (IORING_SQ_TASKRUN) instead of
+		// entering on every empty peek.
+		c.flags |= sys.SetupTaskrunFlag
+	}
+	r := &Ring{flags: c.flags, life: &lifetime{fd: -1, regIndex: -1}}
+	p := &r.params
+	p.Flags = c.flags
+	p.SQThreadIdle = c.sqIdle
+	p.SQThreadCPU = c.sqCPU
+	p.CQEntries = c.cqEntries
+	if c.attach != nil {
+		if c.attach.life.closed.Load() {
+			return nil, &OptionError{"WithAttachWQ", "the ring to attach to is closed"}
+		}
+		p.WQFd = uint32(c.attach.life.fd)
+	}
+	if c.flags&sys.SetupNoMmap != 0 {
+		if err := r.allocUserRings(entries, &c); err != nil {
+			return nil, err
+		}
+	}
+	fd, err := sys.Setup(entries, p)
+	runtime.KeepAlive(c.attach)
+	if err != nil {
+		r.life.release()
+		return nil, unavailable(err)
+	}
+	if c.flags&sys.SetupRegisteredFdOnly != 0 {
+		r.life.regOnly = true
+		r.life.regIndex = fd
+		r.life.tid = sys.Gettid()
+		r.enterFd, r.enterFlags = fd, sys.EnterRegisteredRing
+	} else {
+		r.life.fd = fd
+		r.enterFd = fd
+	}
+	if err := r.mapRings(); err != nil {
+		r.life.release()
+		return nil, err
+	}
+	if c.registerFd {
+		if err := r.registerRingFd(); err != nil {
+			r.life.release()
+			return nil, err
+		}
+	}
+	runtime.AddCleanup(r, (*lifetime).release, r.life)
+	return r, nil
+}
+
+// registerRingFd registers the ring fd with itself and enters through the
+// index from now on.
+func (r *Ring) registerRingFd() error {
+	upd := sys.RsrcUpdate{Offset: ^uint32(0), Data: uint64(r.life.fd)}
+	if _, err := sys.Register(r.life.fd, sys.RegisterRingFds, &upd, 1); err != nil {
+		return err
+	}
+	r.life.regIndex = int(upd.Offset)
+	r.life.tid = sys.Gettid()
+	r.enterFd, r.enterFlags = int(upd.Offset), sys.EnterRegisteredRing
+	return nil
+}
+
+// Fd returns the ring fd, or -1 for a WithRegisteredFdOnly ring.
+func (r *Ring) Fd() int { return r.life.fd }
+
+// RegisterTarget returns what io_uring_register(2) needs for this ring: the
+// fd, or the registered index with the flag to OR into the opcode.
+func (r *Ring) RegisterTarget() (fd int, flag sys.RegisterOp) {
+	if r.life.regOnly {
+		return r.life.regIndex, sys.RegisterUseRegisteredRing
+	}
+	return r.life.fd, 0
+}
+
+// Params returns the parameters the kernel filled in at setup.
+func (r *Ring) Params() sys.Params { return r.params }
+
+// Features returns the kernel's IORING_FEAT_* bits.
+func (r *Ring) Features() sys.Features { return r.params.Features }
+
+// SetupFlags returns the flags the ring was created with.
+func (r *Ring) SetupFlags() sys.SetupFlags { return r.flags }
+
+// SQEntries returns the SQ size.
+func (r *Ring) SQEntries() uint32 { return r.sq.entries }
+
+// CQEntries returns the CQ size.
+func (r *Ring) CQEntries() uint32 { return r.cq.entries }

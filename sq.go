@@ -1,0 +1,177 @@
+package uring
+
+import (
+	"errors"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// GetSQE hands out the next SQE, zeroed, or ErrSQFull when every SQE is
+// handed out and not yet consumed by the kernel. It publishes nothing:
+// Submit does.
+func (r *Ring) GetSQE() (*sys.SQE, error) {
+	if r.life.closed.Load() {
+		return nil, ErrClosed
+	}
+	q := &r.sq
+	// Acquire: pairs with the kernel's smp_store_release of sq.head once it
+	// has read the SQEs (the SQPOLL thread does so concurrently).
+	head := atomic.LoadUint32(q.head)
+	if q.sqeTail-head >= q.entries {
+		return nil, ErrSQFull
+	}
+	s := &q.sqes[(q.sqeTail&q.mask)<<q.shift]
+	q.sqeTail++
+	*s = sys.SQE{}
+	return s, nil
+}
+
+// GetSQE128 is GetSQE for WithSQE128 rings: the whole 128 bytes are zeroed.
+func (r *Ring) GetSQE128() (*sys.SQE128, error) {
+	if r.sq.shift == 0 {
+		return nil, &OptionError{"GetSQE128", "the ring was not created WithSQE128"}
+	}
+	s, err := r.GetSQE()
+	if err != nil {
+		return nil, err
+	}
+	big := sys.SQE128At(r.sq.sqes, ((r.sq.sqeTail-1)&r.sq.mask)<<1)
+	big.Cmd = [64]byte{}
+	_ = s
+	return big, nil
+}
+
+// SQSpace returns how many SQEs GetSQE can still hand out.
+func (r *Ring) SQSpace() uint32 {
+	return r.sq.entries - (r.sq.sqeTail - atomic.LoadUint32(r.sq.head))
+}
+
+// SQReady returns how many SQEs are handed out or published but not yet
+// consumed by the kernel.
+func (r *Ring) SQReady() uint32 { return r.sq.sqeTail - atomic.LoadUint32(r.sq.head) }
+
+// flushSQ publishes the SQEs handed out so far and returns how many the
+// kernel has yet to consume.
+func (r *Ring) flushSQ() uint32 {
+	q := &r.sq
+	tail := q.sqeTail
+	if q.sqeHead != tail {
+		q.sqeHead = tail
+		// Release: the SQE contents become visible before the new tail; pairs
+		// with the kernel's smp_load_acquire of sq.tail.
+		atomic.StoreUint32(q.tail, tail)
+	}
+	// Acquire: pairs with the kernel's smp_store_release of sq.head.
+	return tail - atomic.LoadUint32(q.head)
+}
+
+// sqNeedsWakeup reports whether the SQPOLL thread sleeps. The tail store in
+// flushSQ is a full barrier (XCHG on amd64, DMB on arm64), so this load
+// cannot be reordered before it; pairs with the SQ thread setting
+// IORING_SQ_NEED_WAKEUP and then re-checking the tail.
+func (r *Ring) sqNeedsWakeup() bool {
+	return atomic.LoadUint32(r.sq.flags)&uint32(sys.SQNeedWakeup) != 0
+}
+
+// cqNeedsEnter reports whether CQEs wait in the kernel: an overflow backlog,
+// deferred task work, or an IOPOLL ring (which completes only when polled).
+func (r *Ring) cqNeedsEnter() bool {
+	return atomic.LoadUint32(r.sq.flags)&uint32(sys.SQCQOverflow|sys.SQTaskrun) != 0 ||
+		r.flags&sys.SetupIOPoll != 0
+}
+
+// Submit publishes the SQEs handed out so far and tells the kernel (or,
+// with SQPOLL, wakes its thread only if it sleeps). It returns how many SQEs
+// the kernel consumed; fewer than handed out means one failed to prepare
+// (its CQE says why) and the rest wait for the next Submit.
+func (r *Ring) Submit() (int, error) { return r.submit(0) }
+
+// SubmitAndWait submits and waits until at least n CQEs are ready.
+func (r *Ring) SubmitAndWait(n uint32) (int, error) { return r.submit(n) }
+
+func (r *Ring) submit(waitNr uint32) (int, error) {
+	if r.life.closed.Load() {
+		return 0, ErrClosed
+	}
+	pending := r.flushSQ()
+	flags := r.enterFlags
+	enter := false
+	if r.flags&sys.SetupSQPoll != 0 {
+		if pending > 0 && r.sqNeedsWakeup() {
+			flags |= sys.EnterSQWakeup
+			enter = true
+		}
+	} else {
+		enter = pending > 0
+	}
+	if waitNr > 0 || r.cqNeedsEnter() {
+		flags |= sys.EnterGetEvents
+		enter = true
+	}
+	if !enter {
+		return int(pending), nil
+	}
+	toSubmit := pending
+	if r.flags&sys.SetupSQPoll != 0 {
+		toSubmit = 0
+	}
+	total := 0
+	for {
+		n, err := r.enter(toSubmit, waitNr, flags)
+		if n > 0 {
+			total += n
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return total, err
+		}
+		// Interrupted (Go's own signals do this): submit what is left and wait
+		// again; the CQEs that already arrived count.
+		if toSubmit > 0 {
+			toSubmit = r.flushSQ()
+		}
+		if waitNr > 0 && r.CQReady() >= waitNr {
+			waitNr = 0
+			flags &^= sys.EnterGetEvents
+			if toSubmit == 0 {
+				break
+			}
+		}
+	}
+	if r.flags&sys.SetupSQPoll != 0 {
+		return int(pending), nil
+	}
+	return total, nil
+}
+
+// SubmitAndWaitTimeout submits and waits up to d for n CQEs; ErrTimeout
+// when fewer arrived. It returns how many SQEs were submitted.
+func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
+	submitted, err := r.Submit()
+	if err != nil {
+		return submitted, err
+	}
+	_, err = r.waitTimeout(n, d, 0)
+	return submitted, err
+}
+
+// enter makes one io_uring_enter(2) under a reference that Close waits for.
+func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, error) {
+	if !r.life.acquire() {
+		return 0, ErrClosed
+	}
+	var n int
+	var err error
+	if flags&(sys.EnterGetEvents|sys.EnterSQWait) == 0 {
+		n, err = sys.EnterSubmit(r.enterFd, toSubmit, flags)
+	} else {
+		n, err = sys.Enter(r.enterFd, toSubmit, minComplete, flags)
+	}
+	r.life.releaseRef()
+	return n, err
+}
