@@ -1,0 +1,162 @@
+//go:build linux
+
+package trace
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sys"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+// startOrSkip starts a tracer for this process, skipping when the caller is
+// not root or the machine cannot trace (the message says what is missing).
+func startOrSkip(t *testing.T) *Tracer {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("trace needs root (CAP_BPF and CAP_PERFMON) to load BPF programs")
+	}
+	tr, err := Start(Options{PID: os.Getpid()})
+	if errors.Is(err, ErrUnavailable) {
+		t.Skipf("tracing unavailable: %v", err)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, tr.Close()) })
+	return tr
+}
+
+// submitAll submits what is queued and reaps n CQEs, returning their results
+// by user_data.
+func submitAll(t *testing.T, r *uring.Ring, n int) map[uint64]int32 {
+	t.Helper()
+	_, err := r.SubmitAndWait(uint32(n))
+	require.NoError(t, err)
+	res := map[uint64]int32{}
+	for len(res) < n {
+		c, err := r.WaitCQE()
+		require.NoError(t, err)
+		res[c.UserData] = c.Res
+		r.CQESeen(c)
+	}
+	return res
+}
+
+func TestTraceCountsKnownIO(t *testing.T) {
+	tr := startOrSkip(t)
+	r := testutil.NewRing(t, 64)
+
+	const nops, reads = 100, 20
+	for done := 0; done < nops; done += 50 {
+		for i := 0; i < 50; i++ {
+			s, err := r.GetSQE()
+			require.NoError(t, err)
+			s.Opcode = sys.OpNop
+			s.UserData = uint64(done + i)
+		}
+		for _, res := range submitAll(t, r, 50) {
+			require.Equal(t, int32(0), res)
+		}
+	}
+
+	f, err := os.CreateTemp(t.TempDir(), "trace")
+	require.NoError(t, err)
+	defer f.Close()
+	data := make([]byte, 4096)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	_, err = f.Write(data)
+	require.NoError(t, err)
+	buf := make([]byte, 4096)
+	for i := 0; i < reads; i++ {
+		s, err := r.GetSQE()
+		require.NoError(t, err)
+		s.Opcode = sys.OpRead
+		s.Fd = int32(f.Fd())
+		s.Addr = sys.SliceAddr(buf)
+		s.Len = uint32(len(buf))
+		s.UserData = uint64(i)
+		for _, res := range submitAll(t, r, 1) {
+			require.Equal(t, int32(len(buf)), res)
+		}
+	}
+	require.Equal(t, data, buf)
+
+	// A READ on a descriptor that is not open fails at issue with EBADF; an
+	// opcode the kernel does not know fails before issue with EINVAL.
+	s, err := r.GetSQE()
+	require.NoError(t, err)
+	s.Opcode = sys.OpRead
+	s.Fd = 1 << 20
+	s.Addr = sys.SliceAddr(buf)
+	s.Len = uint32(len(buf))
+	s.UserData = 1
+	s, err = r.GetSQE()
+	require.NoError(t, err)
+	s.Opcode = 200 // no such opcode
+	s.UserData = 2
+	res := submitAll(t, r, 2)
+	runtime.KeepAlive(buf)
+	require.Equal(t, -int32(unix.EBADF), res[1])
+	require.Equal(t, -int32(unix.EINVAL), res[2])
+
+	rep, err := tr.Snapshot()
+	require.NoError(t, err)
+	require.Contains(t, rep.Events, "io_uring:io_uring_submit_req")
+	require.Contains(t, rep.Events, "io_uring:io_uring_complete")
+	p, ok := rep.Process(os.Getpid())
+	require.True(t, ok, "no counters for this process in %+v", rep.Processes)
+	for _, q := range rep.Processes {
+		require.Equal(t, os.Getpid(), q.PID, "pid filter let another process through")
+	}
+
+	nop, ok := p.Op("NOP")
+	require.True(t, ok)
+	require.GreaterOrEqual(t, nop.Submits, uint64(nops))
+	require.GreaterOrEqual(t, nop.Completes, uint64(nops))
+	require.GreaterOrEqual(t, nop.Latency.Count, uint64(nops))
+	require.Zero(t, nop.Errors)
+
+	rd, ok := p.Op("READ")
+	require.True(t, ok)
+	require.GreaterOrEqual(t, rd.Submits, uint64(reads+1))
+	require.GreaterOrEqual(t, rd.Completes, uint64(reads+1))
+	require.GreaterOrEqual(t, rd.Latency.Count, uint64(reads+1))
+	require.NotEmpty(t, rd.Latency.Buckets)
+	var inHist uint64
+	for _, b := range rd.Latency.Buckets {
+		inHist += b.Count
+		require.Less(t, b.LowNs, b.HighNs)
+	}
+	require.Equal(t, rd.Latency.Count, inHist)
+	require.LessOrEqual(t, rd.Latency.P50Ns, rd.Latency.P99Ns)
+	require.GreaterOrEqual(t, rd.Errors, uint64(1))
+	require.GreaterOrEqual(t, countOf(t, rd.Errnos, unix.EBADF), uint64(1))
+
+	bad, ok := p.Op("OP_200")
+	require.True(t, ok, "ops: %+v", p.Ops)
+	require.GreaterOrEqual(t, bad.ReqFailed, uint64(1))
+	require.Zero(t, bad.Submits)
+	require.GreaterOrEqual(t, bad.Completes, uint64(1))
+	require.GreaterOrEqual(t, countOf(t, bad.Errnos, unix.EINVAL), uint64(1))
+}
+
+// countOf returns the count of errno e, checking its name.
+func countOf(t *testing.T, es []Errno, e unix.Errno) uint64 {
+	for _, x := range es {
+		if x.Errno == int(e) {
+			require.Equal(t, unix.ErrnoName(e), x.Name)
+			return x.Count
+		}
+	}
+	return 0
+}

@@ -1,0 +1,263 @@
+//go:build linux
+
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// Tracer owns the loaded programs, their maps and the tracepoint links.
+type Tracer struct {
+	opts   Options
+	coll   *ebpf.Collection
+	links  []link.Link
+	start  time.Time
+	events []string
+	notes  []string
+}
+
+// event is one tracepoint and how to build its program.
+type event struct {
+	name     string
+	required bool
+	what     string // what goes uncounted without it
+	build    func(f *format, pid uint32) (asm.Instructions, error)
+}
+
+var events = []event{
+	{"io_uring_submit_req", true, "submissions", func(f *format, pid uint32) (asm.Instructions, error) {
+		return progSubmit(f, slotSubmits, pid)
+	}},
+	{"io_uring_complete", true, "completions", progComplete},
+	{"io_uring_req_failed", false, "requests failed before issue", func(f *format, pid uint32) (asm.Instructions, error) {
+		return progSubmit(f, slotReqFailed, pid)
+	}},
+	{"io_uring_queue_async_work", false, "async punts", func(f *format, pid uint32) (asm.Instructions, error) {
+		return progCount(f, "opcode", slotAsyncPunts, "", 0, pid)
+	}},
+	{"io_uring_cqe_overflow", false, "CQ overflows", func(f *format, pid uint32) (asm.Instructions, error) {
+		return progCount(f, "", slotOverflows, "", 0, pid)
+	}},
+	{"io_uring_task_work_run", false, "task-work runs", func(f *format, pid uint32) (asm.Instructions, error) {
+		return progCount(f, "", slotTaskWorkRuns, "count", slotTaskWorkRun, pid)
+	}},
+	{"io_uring_local_work_run", false, "local task-work runs", func(f *format, pid uint32) (asm.Instructions, error) {
+		return progCount(f, "", slotLocalRuns, "count", slotLocalItems, pid)
+	}},
+}
+
+// Start checks privileges and tracefs, builds the programs from the
+// tracepoints' formats, loads them and attaches them. Errors that mean the
+// machine or the caller cannot trace wrap ErrUnavailable.
+func Start(opts Options) (*Tracer, error) {
+	if opts.PID < 0 || opts.PID > 1<<30 {
+		return nil, fmt.Errorf("trace: Options.PID = %d is not a process id", opts.PID)
+	}
+	if err := checkPrivileges(); err != nil {
+		return nil, err
+	}
+	root, note, err := tracefsRoot()
+	if err != nil {
+		return nil, err
+	}
+	t := &Tracer{opts: opts}
+	if note != "" {
+		t.notes = append(t.notes, note)
+	}
+	if n := btfNote(); n != "" {
+		t.notes = append(t.notes, n)
+	}
+	_ = rlimit.RemoveMemlock() // only matters before 5.11 (memcg accounting)
+
+	spec := collectionSpec()
+	var attach []string
+	for _, ev := range events {
+		f, err := readFormat(root, ev.name)
+		if err == nil {
+			var insns asm.Instructions
+			if insns, err = ev.build(f, uint32(opts.PID)); err == nil {
+				spec.Programs[ev.name] = &ebpf.ProgramSpec{
+					Name:         progName(ev.name),
+					Type:         ebpf.TracePoint,
+					License:      programLic,
+					Instructions: insns,
+				}
+				attach = append(attach, ev.name)
+				continue
+			}
+		}
+		if ev.required {
+			return nil, fmt.Errorf("trace: tracepoint io_uring:%s: %v: %w", ev.name, err, ErrUnavailable)
+		}
+		t.notes = append(t.notes, fmt.Sprintf("io_uring:%s unusable (%v): %s not counted", ev.name, err, ev.what))
+	}
+
+	t.coll, err = ebpf.NewCollection(spec)
+	if err != nil {
+		var ve *ebpf.VerifierError
+		if errors.As(err, &ve) {
+			return nil, fmt.Errorf("trace: verifier rejected a program: %+v", ve)
+		}
+		if errors.Is(err, unix.EPERM) {
+			return nil, fmt.Errorf("trace: loading BPF programs: %v (locked down kernel or seccomp?): %w", err, ErrUnavailable)
+		}
+		return nil, fmt.Errorf("trace: loading BPF programs: %w", err)
+	}
+	for _, name := range attach {
+		l, err := link.Tracepoint("io_uring", name, t.coll.Programs[name], nil)
+		if err != nil {
+			t.Close()
+			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+				err = fmt.Errorf("%v: %w", err, ErrUnavailable)
+			}
+			return nil, fmt.Errorf("trace: attaching to io_uring:%s: %w", name, err)
+		}
+		t.links = append(t.links, l)
+		t.events = append(t.events, "io_uring:"+name)
+	}
+	t.start = time.Now()
+	return t, nil
+}
+
+// progName shortens "io_uring_submit_req" to a kernel object name (15 bytes).
+func progName(event string) string {
+	n := "uring_" + strings.TrimPrefix(event, "io_uring_")
+	if len(n) > 15 {
+		n = n[:15]
+	}
+	return n
+}
+
+// Close detaches the programs and frees the maps.
+func (t *Tracer) Close() error {
+	var errs []error
+	for _, l := range t.links {
+		errs = append(errs, l.Close())
+	}
+	t.links = nil
+	if t.coll != nil {
+		t.coll.Close()
+		t.coll = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Snapshot reads the counters accumulated since Start.
+func (t *Tracer) Snapshot() (*Report, error) {
+	if t.coll == nil {
+		return nil, errors.New("trace: Snapshot after Close")
+	}
+	r := &Report{
+		Start:   t.start,
+		Elapsed: time.Since(t.start),
+		PID:     t.opts.PID,
+		Events:  append([]string(nil), t.events...),
+		Notes:   append([]string(nil), t.notes...),
+	}
+	procs := map[uint32]*Process{}
+	proc := func(tgid uint32) *Process {
+		p := procs[tgid]
+		if p == nil {
+			p = &Process{PID: int(tgid), Comm: comm(tgid)}
+			procs[tgid] = p
+		}
+		return p
+	}
+	ops := map[statsKey]*OpStats{}
+
+	var k statsKey
+	var v [statsSlots]uint64
+	it := t.coll.Maps[mapStats].Iterate()
+	for it.Next(&k, &v) {
+		p := proc(k.Tgid)
+		if k.Op == opProcess {
+			p.CQOverflows += v[slotOverflows]
+			p.TaskWorkRuns += v[slotTaskWorkRuns]
+			p.TaskWorkItems += v[slotTaskWorkRun]
+			p.LocalWorkRuns += v[slotLocalRuns]
+			p.LocalWorkItems += v[slotLocalItems]
+			continue
+		}
+		o := &OpStats{
+			Op: opName(k.Op), Opcode: opCode(k.Op),
+			Submits: v[slotSubmits], Completes: v[slotCompletes], Errors: v[slotErrors],
+			ReqFailed: v[slotReqFailed], AsyncPunts: v[slotAsyncPunts],
+			Latency: latencyOf(v[slotLatCount], v[slotLatSumNs], v[slotHist:slotHist+HistBuckets]),
+		}
+		ops[k] = o
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("trace: reading stats: %w", err)
+	}
+
+	var ek errnoKey
+	var n uint64
+	eit := t.coll.Maps[mapErrnos].Iterate()
+	for eit.Next(&ek, &n) {
+		key := statsKey{Tgid: ek.Tgid, Op: uint32(ek.Op)}
+		o := ops[key]
+		if o == nil { // stats map was full
+			o = &OpStats{Op: opName(key.Op), Opcode: opCode(key.Op)}
+			ops[key] = o
+		}
+		o.Errnos = append(o.Errnos, Errno{Errno: int(ek.Errno), Name: errnoName(ek.Errno), Count: n})
+	}
+	if err := eit.Err(); err != nil {
+		return nil, fmt.Errorf("trace: reading errnos: %w", err)
+	}
+
+	for k, o := range ops {
+		sort.Slice(o.Errnos, func(i, j int) bool { return o.Errnos[i].Errno < o.Errnos[j].Errno })
+		p := proc(k.Tgid)
+		p.Ops = append(p.Ops, *o)
+	}
+	for _, p := range procs {
+		sort.Slice(p.Ops, func(i, j int) bool { return uint(p.Ops[i].Opcode) < uint(p.Ops[j].Opcode) })
+		r.Processes = append(r.Processes, *p)
+	}
+	sort.Slice(r.Processes, func(i, j int) bool { return r.Processes[i].PID < r.Processes[j].PID })
+	return r, nil
+}
+
+func opName(op uint32) string {
+	if op == opUnknown {
+		return "?"
+	}
+	return sys.Op(op).String()
+}
+
+func opCode(op uint32) int {
+	if op == opUnknown {
+		return -1
+	}
+	return int(op)
+}
+
+func errnoName(e uint16) string {
+	if n := unix.ErrnoName(unix.Errno(e)); n != "" {
+		return n
+	}
+	return "errno " + strconv.Itoa(int(e))
+}
+
+func comm(tgid uint32) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(int(tgid)) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
