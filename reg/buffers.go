@@ -1,0 +1,262 @@
+//go:build linux
+
+package reg
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// ErrUnregistered is returned by Acquire on a table that was unregistered.
+var ErrUnregistered = errors.New("reg: the buffer table is unregistered")
+
+const (
+	maxRegBuffers = 1 << 14 // IORING_MAX_REG_BUFFERS
+	maxBufferSize = 1 << 30 // SZ_1G, the largest registered buffer
+)
+
+// BufferConfig describes a table of registered buffers.
+type BufferConfig struct {
+	Count int  // slots in the table, 1..16384
+	Size  int  // bytes per buffer, 1..1 GiB; Count*Size bytes are mapped
+	Huge  bool // back the memory with 2 MiB huge pages (needs vm.nr_hugepages)
+	// Sparse registers Count empty slots; memory is attached with Update.
+	Sparse bool
+}
+
+// slotRange is the part of the mapping a slot covers; n = 0: empty.
+type slotRange struct{ off, n int }
+
+// Buffers is a ring's registered (fixed) buffer table, in memory reg maps
+// off the Go heap: the garbage collector never moves or frees it.
+//
+// Memory lifetime: the kernel keeps its own reference to the pages of every
+// buffer a request uses, but the mapping, through which Go code reads the
+// data, must outlive every request. Call Acquire before submitting a request
+// that uses the table and Release after its CQE; Unregister unregisters at
+// once and unmaps only when the last acquired request is released (and the
+// last clone is gone).
+//
+// Acquire, Release, Get, Put and Buf are safe for concurrent use; Update,
+// Clone and Unregister are not (call them from one goroutine).
+type Buffers struct {
+	t        Target
+	m        *mapping
+	slots    []slotRange
+	inflight atomic.Int64
+	unreg    atomic.Bool
+	dropped  atomic.Bool
+	alloc    indexAlloc
+}
+
+// RegisterBuffers maps cfg.Count*cfg.Size bytes off the Go heap and
+// registers them as cfg.Count buffers of cfg.Size bytes
+// (IORING_REGISTER_BUFFERS2, Linux 5.13), or as cfg.Count empty slots when
+// cfg.Sparse is set (Linux 5.19).
+func RegisterBuffers(t Target, cfg BufferConfig) (*Buffers, error) {
+	const fn = "RegisterBuffers"
+	if cfg.Count <= 0 || cfg.Count > maxRegBuffers {
+		return nil, argErr(fn, "Count", eq(cfg.Count)+" is not in [1, 16384]")
+	}
+	if cfg.Size <= 0 || cfg.Size > maxBufferSize {
+		return nil, argErr(fn, "Size", eq(cfg.Size)+" is not in [1, 1 GiB]")
+	}
+	m, err := mapAnon(fn, cfg.Count*cfg.Size, cfg.Huge)
+	if err != nil {
+		return nil, err
+	}
+	b := &Buffers{t: t, m: m, slots: make([]slotRange, cfg.Count)}
+	rr := sys.RsrcRegister{Nr: uint32(cfg.Count)}
+	var iov []unix.Iovec
+	if cfg.Sparse {
+		rr.Flags = sys.RsrcRegisterSparse
+	} else {
+		iov = make([]unix.Iovec, cfg.Count)
+		for i := range iov {
+			b.slots[i] = slotRange{i * cfg.Size, cfg.Size}
+			iov[i].Base = &m.mem[i*cfg.Size]
+			iov[i].SetLen(cfg.Size)
+		}
+	}
+	var p runtime.Pinner
+	rr.Data = addrOf(&p, iov)
+	_, err = register(t, sys.RegisterBuffers2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
+	p.Unpin()
+	if err != nil {
+		m.put()
+		return nil, err
+	}
+	b.alloc.init(cfg.Count)
+	return b, nil
+}
+
+// Len returns the number of slots.
+func (b *Buffers) Len() int { return len(b.slots) }
+
+// Memory returns the whole mapping (for Update), or nil once unmapped.
+func (b *Buffers) Memory() []byte {
+	if b.dropped.Load() {
+		return nil
+	}
+	return b.m.mem
+}
+
+// Buf returns the memory registered in slot i, or nil when the slot is
+// empty, out of range, or the table's memory is already unmapped. The slice
+// is valid until the memory is unmapped (see Unregister).
+func (b *Buffers) Buf(i int) []byte {
+	if i < 0 || i >= len(b.slots) || b.dropped.Load() {
+		return nil
+	}
+	s := b.slots[i]
+	if s.n == 0 {
+		return nil
+	}
+	return b.m.mem[s.off : s.off+s.n : s.off+s.n]
+}
+
+// Validate reports whether a request may use bytes [off, off+n) of slot
+// index, before it is submitted: the index is in range, the slot holds
+// memory, and the range lies inside it.
+func (b *Buffers) Validate(index, off, n int) error {
+	const fn = "Buffers.Validate"
+	if b.unreg.Load() {
+		return ErrUnregistered
+	}
+	if index < 0 || index >= len(b.slots) {
+		return argErr(fn, "index", eq(index)+" is out of range [0, "+itoa(len(b.slots))+")")
+	}
+	s := b.slots[index]
+	if s.n == 0 {
+		return argErr(fn, "index", eq(index)+" names an empty slot")
+	}
+	if off < 0 || n < 0 || off > s.n || n > s.n-off {
+		return argErr(fn, "range", "["+itoa(off)+", "+itoa(off)+"+"+itoa(n)+") is outside buffer "+itoa(index)+" of "+itoa(s.n)+" bytes")
+	}
+	return nil
+}
+
+// Update registers mem in slot index (IORING_REGISTER_BUFFERS_UPDATE, Linux
+// 5.13); nil empties the slot. mem must lie inside Memory(). A request
+// already using the old buffer keeps it until it completes.
+func (b *Buffers) Update(index int, mem []byte) error {
+	const fn = "Buffers.Update"
+	if b.unreg.Load() {
+		return ErrUnregistered
+	}
+	if index < 0 || index >= len(b.slots) {
+		return argErr(fn, "index", eq(index)+" is out of range [0, "+itoa(len(b.slots))+")")
+	}
+	var s slotRange
+	iov := make([]unix.Iovec, 1)
+	if mem != nil {
+		off, ok := b.m.contains(mem)
+		if !ok {
+			return argErr(fn, "mem", "does not lie inside the table's memory (use Memory())")
+		}
+		s = slotRange{off, len(mem)}
+		iov[0].Base = &mem[0]
+		iov[0].SetLen(len(mem))
+	}
+	var p runtime.Pinner
+	defer p.Unpin()
+	up := sys.RsrcUpdate2{Offset: uint32(index), Data: addrOf(&p, iov), Nr: 1}
+	if _, err := register(b.t, sys.RegisterBuffersUpdate, &up, uint32(sys.SizeOf[sys.RsrcUpdate2]())); err != nil {
+		return err
+	}
+	b.slots[index] = s
+	return nil
+}
+
+// Clone registers the same buffers on dst (IORING_REGISTER_CLONE_BUFFERS,
+// Linux 6.12). With replace, buffers dst already has are replaced (Linux
+// 6.13); without it dst must have none. The clone shares the memory: it is
+// unmapped when the original and every clone are unregistered and drained.
+func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
+	if b.unreg.Load() {
+		return nil, ErrUnregistered
+	}
+	srcFd, srcFlag := b.t.RegisterTarget()
+	cb := sys.CloneBuffers{SrcFd: uint32(srcFd), Nr: uint32(len(b.slots))}
+	if srcFlag != 0 {
+		cb.Flags |= sys.RegisterSrcRegistered
+	}
+	if replace {
+		cb.Flags |= sys.RegisterDstReplace
+	}
+	if _, err := register(dst, sys.RegisterCloneBuffers, &cb, 1); err != nil {
+		return nil, err
+	}
+	b.m.get()
+	c := &Buffers{t: dst, m: b.m, slots: append([]slotRange(nil), b.slots...)}
+	c.alloc.init(len(c.slots))
+	return c, nil
+}
+
+// Acquire records a request that will use the table's memory; call it
+// before submitting, and Release after the request's CQE. It fails with
+// ErrUnregistered once Unregister was called.
+func (b *Buffers) Acquire() error {
+	b.inflight.Add(1)
+	if b.unreg.Load() {
+		b.Release()
+		return ErrUnregistered
+	}
+	return nil
+}
+
+// Release ends what Acquire started. The last Release after Unregister
+// unmaps the memory.
+func (b *Buffers) Release() {
+	if b.inflight.Add(-1) == 0 && b.unreg.Load() {
+		b.drop()
+	}
+}
+
+// InFlight returns the number of acquired, unreleased requests.
+func (b *Buffers) InFlight() int64 { return b.inflight.Load() }
+
+// Unregister drops the ring's buffer table (IORING_UNREGISTER_BUFFERS) and
+// unmaps the memory as soon as no acquired request remains (at once when
+// none is in flight). Buf and Memory return nil after that.
+func (b *Buffers) Unregister() error {
+	if b.unreg.Load() {
+		return ErrUnregistered
+	}
+	if _, err := registerNil(b.t, sys.UnregisterBuffers, 0); err != nil {
+		return err
+	}
+	b.unreg.Store(true)
+	if b.inflight.Load() == 0 {
+		b.drop()
+	}
+	return nil
+}
+
+// Unmapped reports whether the memory has been given back.
+func (b *Buffers) Unmapped() bool { return b.dropped.Load() }
+
+func (b *Buffers) drop() {
+	if b.dropped.CompareAndSwap(false, true) {
+		b.m.put()
+	}
+}
+
+// Get hands out a free slot index and its memory; the index is not handed
+// out again until Put. ok is false when every index is out.
+func (b *Buffers) Get() (index int, buf []byte, ok bool) {
+	i, ok := b.alloc.get()
+	if !ok {
+		return 0, nil, false
+	}
+	return i, b.Buf(i), true
+}
+
+// Put returns an index from Get. Returning an index that is not out is an
+// error and changes nothing.
+func (b *Buffers) Put(index int) error { return b.alloc.put("Buffers.Put", index) }

@@ -1,0 +1,60 @@
+// Package reg registers resources with an io_uring instance through
+// io_uring_register(2): fixed files, fixed buffers, provided-buffer rings,
+// eventfds, personalities, restrictions, io-wq limits, registered ring fds,
+// NAPI, the wait clock, memory regions, and the synchronous calls (probe,
+// query, sync cancel, ring-less MSG_RING, resize).
+//
+// Everything registers on a Target, which *uring.Ring satisfies (FdTarget
+// wraps a raw ring fd).
+//
+// # Errors
+//
+// A failed io_uring_register(2) call returns *Error: the register opcode,
+// the kernel's error (an *os.SyscallError wrapping unix.Errno, so
+// errors.Is(err, unix.EEXIST) works) and a hint at the likely cause, e.g.
+// "reg: REGISTER_PBUF_RING: io_uring_register: file exists (the group id is
+// already registered on this ring)". Nothing is hidden or retried. An
+// argument that cannot be right is rejected before the call with
+// *ArgError, which names it and unwraps to unix.EINVAL. Nothing panics.
+// Features are not assumed: a kernel that lacks a register opcode answers
+// EINVAL, returned as *Error like any other failure.
+//
+// # Memory lifetime
+//
+// Memory the kernel keeps using after a call returns lives off the Go heap,
+// mapped by this package with mmap: fixed buffers (Buffers), provided
+// buffers and their rings (BufPool, BufRing, LegacyPool), and memory regions
+// (Region). The garbage collector never moves or frees it. It is unmapped
+// only when nothing can use it any more:
+//   - Buffers: Acquire before submitting a request that uses the table,
+//     Release after its CQE; Unregister unmaps when the last acquired
+//     request is released (clones share the memory and hold it too).
+//   - BufPool: a buffer id is out from Take (the CQE that delivered it) to
+//     Put; Close unmaps once no id is out. An id is never handed out twice;
+//     Put of an id that is not out is an error that changes nothing; a CQE
+//     without IORING_CQE_F_BUFFER (an error CQE) hands out and recycles
+//     nothing.
+//   - Region: lives as long as the ring (the kernel has no unregister).
+//
+// Arrays passed to a register call (fds, tags, iovecs) are pinned for the
+// call and may be reused once it returns: the kernel copies them.
+//
+// Fixed-file slots are sqe.Slot values, never bare ints. A slot registered
+// with a nonzero tag posts a CQE with user_data = tag and res = 0 once the
+// file has really left the table: after an update or unregister replaced
+// it and every request still using it has completed.
+//
+// # Threads
+//
+// Register calls may come from any goroutine, but the kernel serialises
+// them per ring, and the types here are not safe for concurrent use unless
+// their comment says so (Buffers' Acquire, Release, Get and Put are). A
+// BufPool belongs to the goroutine that reaps the ring's CQEs. Registered
+// ring fds (RegisterRingFd) belong to the OS thread that registered them:
+// lock the goroutine to it.
+//
+// Linux 6.18 register opcodes not covered: IORING_REGISTER_ZCRX_IFQ
+// (zero-copy receive needs a NIC with header split and queue steering),
+// and the pre-5.13 forms superseded here (REGISTER_FILES, REGISTER_BUFFERS,
+// REGISTER_FILES_UPDATE), whose "2" versions are used instead.
+package reg

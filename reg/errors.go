@@ -1,0 +1,164 @@
+//go:build linux
+
+package reg
+
+import (
+	"errors"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// Error is a failed io_uring_register(2) call: the register opcode, the
+// kernel's error (an *os.SyscallError wrapping unix.Errno, so
+// errors.Is(err, unix.EINVAL) works) and a hint at the likely cause.
+type Error struct {
+	Op   sys.RegisterOp // the register opcode, without USE_REGISTERED_RING
+	Err  error          // the kernel's error
+	Hint string         // likely causes, "" when nothing useful is known
+}
+
+func (e *Error) Error() string {
+	s := "reg: " + e.Op.String() + ": " + e.Err.Error()
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// Unwrap returns the kernel's error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errno returns the kernel's errno, or 0.
+func (e *Error) Errno() unix.Errno {
+	var en unix.Errno
+	if errors.As(e.Err, &en) {
+		return en
+	}
+	return 0
+}
+
+// ArgError reports an argument reg rejected before calling the kernel. It
+// unwraps to unix.EINVAL, the errno the kernel would have returned.
+type ArgError struct {
+	Func   string // e.g. "RegisterBufRing"
+	Arg    string // e.g. "Entries"
+	Reason string // e.g. "= 100 is not a power of two"
+}
+
+func (e *ArgError) Error() string { return "reg: " + e.Func + ": " + e.Arg + " " + e.Reason }
+
+// Unwrap returns unix.EINVAL.
+func (e *ArgError) Unwrap() error { return unix.EINVAL }
+
+func argErr(fn, arg, reason string) error { return &ArgError{Func: fn, Arg: arg, Reason: reason} }
+
+func itoa(v int) string    { return strconv.Itoa(v) }
+func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
+func eq(v int) string      { return "= " + strconv.Itoa(v) }
+func equ(v uint64) string  { return "= " + strconv.FormatUint(v, 10) }
+func hex(v uint64) string  { return "0x" + strconv.FormatUint(v, 16) }
+
+// wrap turns a register error into *Error with a hint; nil stays nil.
+func wrap(op sys.RegisterOp, err error) error {
+	if err == nil {
+		return nil
+	}
+	op &^= sys.RegisterUseRegisteredRing
+	e := &Error{Op: op, Err: err}
+	e.Hint = hint(op, e.Errno())
+	return e
+}
+
+type opErrno struct {
+	op sys.RegisterOp
+	en unix.Errno
+}
+
+// hints explain the errnos each opcode is known to return, from the kernel
+// sources (io_uring/register.c, rsrc.c, kbuf.c, filetable.c, napi.c).
+var hints = map[opErrno]string{
+	{sys.RegisterFiles2, unix.EBUSY}:          "a file table is already registered; unregister it first",
+	{sys.RegisterFiles2, unix.EMFILE}:         "more slots than RLIMIT_NOFILE allows",
+	{sys.RegisterFiles2, unix.EBADF}:          "an fd in the table is not open",
+	{sys.RegisterFiles2, unix.EINVAL}:         "zero slots, more than 1<<20, a tag on an empty slot, or an io_uring fd in the table",
+	{sys.RegisterFilesUpdate2, unix.ENXIO}:    "no file table is registered",
+	{sys.RegisterFilesUpdate2, unix.EINVAL}:   "the range runs past the table, or a tag on an empty slot",
+	{sys.RegisterFilesUpdate2, unix.EBADF}:    "an fd in the update is not open",
+	{sys.UnregisterFiles, unix.ENXIO}:         "no file table is registered",
+	{sys.RegisterFileAllocRange, unix.ENXIO}:  "no file table is registered",
+	{sys.RegisterFileAllocRange, unix.EINVAL}: "the range runs past the file table",
+	{sys.RegisterBuffers2, unix.EBUSY}:        "a buffer table is already registered; unregister it first",
+	{sys.RegisterBuffers2, unix.EINVAL}:       "zero buffers, more than 16384, or a buffer of 0 bytes or over 1 GiB",
+	{sys.RegisterBuffers2, unix.ENOMEM}:       "RLIMIT_MEMLOCK is too low to pin the buffers",
+	{sys.RegisterBuffers2, unix.EFAULT}:       "a buffer's memory is not mapped",
+	{sys.RegisterBuffers2, unix.EOPNOTSUPP}:   "the memory is file-backed (not anonymous or huge-page memory)",
+	{sys.RegisterBuffersUpdate, unix.ENXIO}:   "no buffer table is registered",
+	{sys.RegisterBuffersUpdate, unix.EINVAL}:  "the range runs past the table, or a buffer of 0 bytes or over 1 GiB",
+	{sys.UnregisterBuffers, unix.ENXIO}:       "no buffer table is registered",
+	{sys.RegisterCloneBuffers, unix.EBUSY}:    "the destination already has buffers (use the replace option)",
+	{sys.RegisterCloneBuffers, unix.ENXIO}:    "the source ring has no registered buffers",
+	{sys.RegisterCloneBuffers, unix.EINVAL}:   "the range runs past the source table, or source and destination are the same ring",
+	{sys.RegisterCloneBuffers, unix.EBADF}:    "the source is not an io_uring fd",
+	{sys.RegisterPbufRing, unix.EEXIST}:       "the group id is already registered on this ring",
+	{sys.RegisterPbufRing, unix.EINVAL}:       "entries not a power of two or above 32768, or bad flags, or a ring address not page aligned",
+	{sys.RegisterPbufRing, unix.ENOMEM}:       "the kernel could not allocate the ring",
+	{sys.UnregisterPbufRing, unix.ENOENT}:     "no buffer ring with this group id",
+	{sys.UnregisterPbufRing, unix.EINVAL}:     "the group uses legacy provided buffers, not a ring",
+	{sys.RegisterPbufStatus, unix.ENOENT}:     "no buffer ring with this group id",
+	{sys.RegisterPbufStatus, unix.EINVAL}:     "the group uses legacy provided buffers, not a ring",
+	{sys.RegisterEventfd, unix.EBUSY}:         "an eventfd is already registered; unregister it first",
+	{sys.RegisterEventfdAsync, unix.EBUSY}:    "an eventfd is already registered; unregister it first",
+	{sys.UnregisterEventfd, unix.ENXIO}:       "no eventfd is registered",
+	{sys.UnregisterPersonality, unix.EINVAL}:  "no personality with this id",
+	{sys.RegisterRestrictions, unix.EBADFD}:   "the ring is not disabled (create it with uring.WithDisabled)",
+	{sys.RegisterRestrictions, unix.EBUSY}:    "restrictions are already registered",
+	{sys.RegisterEnableRings, unix.EBADFD}:    "the ring is already enabled",
+	{sys.RegisterIOWQAff, unix.EINVAL}:        "the CPU set is empty or names no online CPU",
+	{sys.RegisterIOWQMaxWorkers, unix.EINVAL}: "bad arguments",
+	{sys.RegisterRingFds, unix.EBUSY}:         "the fd is already registered in this thread's ring table",
+	{sys.RegisterRingFds, unix.EINVAL}:        "the index is out of range (16 per thread) or the table is full",
+	{sys.RegisterRingFds, unix.EOPNOTSUPP}:    "the fd is not an io_uring fd",
+	{sys.UnregisterRingFds, unix.EINVAL}:      "the index is out of range",
+	{sys.RegisterNAPI, unix.EINVAL}:           "bad opcode or tracking strategy, or nonzero reserved fields",
+	{sys.RegisterNAPI, unix.EEXIST}:           "the NAPI id is already tracked",
+	{sys.UnregisterNAPI, unix.EINVAL}:         "bad arguments",
+	{sys.RegisterClock, unix.EINVAL}:          "only CLOCK_MONOTONIC and CLOCK_BOOTTIME are accepted",
+	{sys.RegisterResizeRings, unix.EINVAL}:    "the ring needs SETUP_DEFER_TASKRUN, or the new sizes are invalid",
+	{sys.RegisterResizeRings, unix.EOVERFLOW}: "the new CQ ring is too small for the CQEs pending",
+	{sys.RegisterMemRegion, unix.EINVAL}:      "a wait region needs a ring created disabled; or size/flags are invalid",
+	{sys.RegisterMemRegion, unix.EBUSY}:       "a region is already registered",
+	{sys.RegisterSyncCancel, unix.ENOENT}:     "no request matched",
+	{sys.RegisterSyncCancel, unix.EALREADY}:   "the request was already running and could not be cancelled in time",
+	{sys.RegisterSyncCancel, unix.ETIME}:      "the timeout expired before the matched requests finished",
+	{sys.RegisterSendMsgRing, unix.EBADFD}:    "the target ring is disabled",
+	{sys.RegisterSendMsgRing, unix.EBADF}:     "the target fd is not an io_uring fd",
+	{sys.RegisterSendMsgRing, unix.EINVAL}:    "only IORING_MSG_DATA can be sent without a source ring",
+	{sys.RegisterSendMsgRing, unix.EOVERFLOW}: "the target ring's CQ is full",
+	{sys.RegisterQuery, unix.EINVAL}:          "bad query header",
+}
+
+// generic explains errnos any opcode may return.
+var generic = map[unix.Errno]string{
+	unix.EINVAL:     "invalid argument, or an opcode this kernel lacks",
+	unix.EFAULT:     "an address passed to the kernel is not mapped",
+	unix.EACCES:     "the ring's restrictions forbid this register opcode",
+	unix.EBADFD:     "the ring is disabled (created with WithDisabled and not enabled yet)",
+	unix.EBADF:      "the ring fd (or registered ring index) is not valid",
+	unix.EOPNOTSUPP: "the fd is not an io_uring instance, or the kernel lacks the feature",
+	unix.ENXIO:      "nothing of this kind is registered",
+	unix.EPERM:      "not permitted (capabilities, seccomp or kernel.io_uring_disabled)",
+	unix.ENOMEM:     "out of memory or over RLIMIT_MEMLOCK",
+	unix.EBUSY:      "already registered, or the ring is busy",
+	unix.EEXIST:     "already exists",
+	unix.EINTR:      "interrupted by a signal while waiting for quiescence; retry",
+}
+
+func hint(op sys.RegisterOp, en unix.Errno) string {
+	if h, ok := hints[opErrno{op, en}]; ok {
+		return h
+	}
+	return generic[en]
+}

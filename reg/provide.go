@@ -1,0 +1,101 @@
+//go:build linux
+
+package reg
+
+import (
+	"github.com/pure-uring/uring/sys"
+)
+
+// LegacyPool is a group of provided buffers for kernels without buffer
+// rings (IORING_OP_PROVIDE_BUFFERS, Linux 5.7): buffers are handed to the
+// kernel by SQEs rather than through shared memory. It tracks ids the same
+// way BufPool does. The buffers live off the Go heap; Close unmaps them, so
+// call it only once no request can select from the group (after a
+// RemoveAll SQE completed, or the ring is closed).
+//
+// The SQEs are filled here directly (the sqe package has no builder for
+// these two opcodes): PROVIDE_BUFFERS takes fd = number of buffers, addr =
+// first buffer, len = bytes per buffer, off = first buffer id, buf_group =
+// group; REMOVE_BUFFERS takes fd = number of buffers and buf_group.
+//
+// A LegacyPool is not safe for concurrent use.
+type LegacyPool struct {
+	group  uint16
+	tr     tracker
+	closed bool
+}
+
+// NewLegacyPool maps cfg.Count buffers of cfg.Size bytes for cfg.Group.
+// cfg.UserMemory and cfg.Incremental do not apply. Nothing is provided
+// until a ProvideAll SQE completes.
+func NewLegacyPool(cfg PoolConfig) (*LegacyPool, error) {
+	tr, err := newTracker("NewLegacyPool", cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	return &LegacyPool{group: cfg.Group, tr: tr}, nil
+}
+
+// Group returns the buffer group id.
+func (p *LegacyPool) Group() uint16 { return p.group }
+
+// Out returns how many buffer ids are out.
+func (p *LegacyPool) Out() int { return p.tr.nOut }
+
+// ProvideAll fills s to provide every buffer (ids 0..Count-1). Its CQE's
+// result is 0 on success.
+func (p *LegacyPool) ProvideAll(s *sys.SQE) error {
+	if p.closed {
+		return argErr("LegacyPool.ProvideAll", "pool", "is closed")
+	}
+	provide(s, p.tr.m.mem[:p.tr.count*p.tr.size], p.tr.size, p.tr.count, p.group, 0)
+	return nil
+}
+
+// Take decodes a CQE's buffer and marks its id out; see BufPool.Take.
+func (p *LegacyPool) Take(res int32, flags sys.CQEFlags) (bid uint16, data []byte, err error) {
+	return p.tr.take("LegacyPool.Take", res, flags)
+}
+
+// Put marks bid back in and fills s to provide it to the kernel again. An
+// id that is not out is an error; s is then left untouched.
+func (p *LegacyPool) Put(bid uint16, s *sys.SQE) error {
+	if p.closed {
+		return argErr("LegacyPool.Put", "pool", "is closed")
+	}
+	if err := p.tr.give("LegacyPool.Put", bid); err != nil {
+		return err
+	}
+	provide(s, p.tr.buf(bid), p.tr.size, 1, p.group, bid)
+	return nil
+}
+
+// RemoveAll fills s to remove up to every buffer of the group from the
+// kernel (IORING_OP_REMOVE_BUFFERS). Its CQE's result is how many were
+// removed.
+func (p *LegacyPool) RemoveAll(s *sys.SQE) {
+	*s = sys.SQE{Opcode: sys.OpRemoveBuffers, Fd: int32(p.tr.count), BufIndex: p.group}
+}
+
+// Close unmaps the buffers (see the type's comment for when).
+func (p *LegacyPool) Close() error {
+	if p.closed {
+		return argErr("LegacyPool.Close", "pool", "is already closed")
+	}
+	p.closed = true
+	p.tr.m.put()
+	return nil
+}
+
+// provide fills s with IORING_OP_PROVIDE_BUFFERS for n buffers of size bytes
+// at mem, ids bid, bid+1, ….
+func provide(s *sys.SQE, mem []byte, size, n int, group, bid uint16) {
+	*s = sys.SQE{
+		Opcode:   sys.OpProvideBuffers,
+		Fd:       int32(n),
+		Addr:     sys.SliceAddr(mem),
+		Len:      uint32(size),
+		Off:      uint64(bid),
+		BufIndex: group,
+	}
+}

@@ -1,0 +1,53 @@
+//go:build linux
+
+package reg
+
+import (
+	"github.com/pure-uring/uring/sys"
+)
+
+// Target is a ring that resources are registered on. *uring.Ring is one:
+// RegisterTarget returns its fd, or its registered index together with
+// sys.RegisterUseRegisteredRing.
+type Target interface {
+	RegisterTarget() (fd int, flag sys.RegisterOp)
+}
+
+// fdTarget is a Target that also has a real fd (for mmap); *uring.Ring is
+// one.
+type fdTarget interface {
+	Fd() int
+}
+
+// ringFd returns the real ring fd of t for mmap, or -1.
+func ringFd(t Target) int {
+	if f, ok := t.(fdTarget); ok {
+		return f.Fd()
+	}
+	if fd, flag := t.RegisterTarget(); flag == 0 {
+		return fd
+	}
+	return -1
+}
+
+// register calls io_uring_register(2) on t and wraps a failure.
+func register[T any](t Target, op sys.RegisterOp, arg *T, nr uint32) (int, error) {
+	fd, flag := t.RegisterTarget()
+	n, err := sys.Register(fd, op|flag, arg, nr)
+	return n, wrap(op, err)
+}
+
+// registerNil calls io_uring_register(2) with no argument.
+func registerNil(t Target, op sys.RegisterOp, nr uint32) (int, error) {
+	return register[byte](t, op, nil, nr)
+}
+
+// FdTarget is a Target for a raw ring fd (one made by sys.Setup, or owned
+// elsewhere).
+type FdTarget int
+
+// RegisterTarget returns the fd and no flag.
+func (f FdTarget) RegisterTarget() (int, sys.RegisterOp) { return int(f), 0 }
+
+// Fd returns the fd.
+func (f FdTarget) Fd() int { return int(f) }
