@@ -1,0 +1,72 @@
+// Package sqe prepares io_uring submission queue entries: one typed builder
+// per opcode of Linux 6.18 (IORING_OP_NOP through IORING_OP_PIPE) and its
+// common variants, plus modifiers for the SQE flags.
+//
+// # Use
+//
+// A builder fills an SQE the ring handed out, in place:
+//
+//	s, err := ring.GetSQE()
+//	if err := sqe.Read(s, fd, buf, 0); err != nil { ... }
+//	sqe.UserData(s, 7)
+//	sqe.Link(s)
+//
+// Builders are named after the op (Read, Accept, LinkTimeout), variants
+// after liburing's helpers (AcceptMultishot, OpenatDirect, SendZCFixed).
+// Each builder's comment names its man page, its opcode, the Linux release
+// that added it, and the memory the kernel holds until the CQE.
+//
+// # Contract
+//
+//   - A builder writes every field of the SQE (the base helper stores a whole
+//     sys.SQE), so call modifiers (UserData, Link, FixedFile, ...) after it.
+//   - Arguments are checked before anything is written. On error the SQE is
+//     left untouched (still zeroed, as the ring hands it out), and the error
+//     is an *ArgError naming the builder and the argument
+//     ("sqe: Read: len(buf) = 5000000000 exceeds 32 bits"); it unwraps to
+//     unix.EINVAL. Checked: lengths fit the SQE's 32-bit fields, iovec count
+//     <= IOVMax, paths NUL-terminated without an interior NUL, fds and
+//     slots in range, flag words free of unknown bits, nil pointers, and
+//     combinations the kernel refuses (O_CLOEXEC on a direct descriptor).
+//     What needs kernel state (is fd open, is buf inside a registered
+//     buffer) is the kernel's to check: it answers in the CQE.
+//   - Nothing here allocates, makes a syscall or keeps a reference.
+//     Preparing an SQE costs 0 allocations.
+//   - Builders never take uintptr: memory comes as []byte, []unix.Iovec,
+//     typed pointers (*unix.Statx_t, *unix.Msghdr, *sys.Timespec, ...).
+//
+// # Memory the kernel holds
+//
+// The kernel reads and writes user memory after io_uring_enter returns, up
+// to the request's CQE (for zero-copy sends, up to the F_NOTIF CQE; for
+// multishot requests, up to the last CQE, the one without F_MORE). The Go
+// garbage collector does not know that: the caller keeps every buffer,
+// iovec array, msghdr, sockaddr, timespec and path reachable until then
+// (runtime.KeepAlive, or a reference in a live struct). The Go runtime does
+// not move heap objects; memory that may live on a goroutine stack must
+// escape to the heap (taking its address into a builder does that) or be
+// pinned with runtime.Pinner. Higher layers (package task) do all this
+// for you.
+//
+//   - Paths and xattr names are NUL-terminated []byte: Path and AppendPath
+//     build one (AppendPath without allocating, given capacity); the caller
+//     owns it.
+//   - [][]byte becomes a caller-owned []unix.Iovec with Iovecs (no
+//     allocation when dst has capacity).
+//   - time.Duration arguments are converted into a caller-owned
+//     *sys.Timespec, which the kernel reads.
+//
+// # Files and slots
+//
+// fd arguments are process fds. A registered (fixed) file is a Slot, never
+// an int: FixedFile(s, slot) retargets a prepared SQE to a slot. Ops that
+// create a descriptor have *Direct forms that install it into a slot
+// instead (AllocSlot: the kernel picks one and returns it); the slot+1
+// encoding the kernel wants there lives in one function. O_CLOEXEC
+// (SOCK_CLOEXEC) is added to every fd-creating op (Openat, Accept, Socket,
+// Pipe) so exec'd children inherit nothing; Openat2 passes its open_how as
+// given.
+//
+// The package is Linux-only (every file but this one has a linux build
+// tag) and assumes a little-endian machine (amd64, arm64, riscv64, ...).
+package sqe
