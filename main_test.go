@@ -1,0 +1,9 @@
+package uring_test
+
+import (
+	"testing"
+
+	"github.com/pure-uring/uring/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
