@@ -15,7 +15,10 @@ const (
 	slotTaskWorkRun  = 9  // sum of its count: task-work items run
 	slotLocalRuns    = 10 // io_uring_local_work_run (DEFER_TASKRUN rings)
 	slotLocalItems   = 11 // sum of its count
+	slotComm         = 12 // 16 bytes: comm of the thread that created the entry
 	slotHist         = 16 // first histogram bucket
+
+	commLen = 16 // TASK_COMM_LEN
 
 	// HistBuckets is the number of log2 latency buckets: bucket b counts
 	// latencies in [2^b, 2^(b+1)) ns (bucket 0 also holds 0 ns), the last one

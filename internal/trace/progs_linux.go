@@ -128,7 +128,17 @@ func (g *gen) statsEntry(name string) {
 	g.emit(asm.Mov.Imm(asm.R4, bpfNoExist), asm.FnMapUpdateElem.Call(),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(mapStats))
 	g.stackPtr(asm.R2, fpStatsKey)
-	g.emit(asm.FnMapLookupElem.Call(), asm.JEq.Imm(asm.R0, 0, labelExit))
+	g.emit(
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, labelExit),
+		// New entry: remember the comm, which outlives the process.
+		asm.Mov.Reg(asm.R8, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.R8),
+		asm.Add.Imm(asm.R1, slotComm*8),
+		asm.Mov.Imm(asm.R2, commLen),
+		asm.FnGetCurrentComm.Call(),
+		asm.Mov.Reg(asm.R0, asm.R8),
+	)
 	g.mark(got)
 	g.emit(asm.Mov.Reg(asm.R8, asm.R0))
 }

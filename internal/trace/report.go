@@ -16,7 +16,7 @@ type Report struct {
 // count under their process).
 type Process struct {
 	PID            int       `json:"pid"`
-	Comm           string    `json:"comm"` // "" when the process has exited
+	Comm           string    `json:"comm"` // from /proc, or as the BPF program saw it once the process has exited
 	CQOverflows    uint64    `json:"cq_overflows"`
 	TaskWorkRuns   uint64    `json:"task_work_runs"`
 	TaskWorkItems  uint64    `json:"task_work_items"`

@@ -3,6 +3,8 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -169,11 +171,21 @@ func (t *Tracer) Snapshot() (*Report, error) {
 		Notes:   append([]string(nil), t.notes...),
 	}
 	procs := map[uint32]*Process{}
-	proc := func(tgid uint32) *Process {
+	proc := func(tgid uint32, raw []uint64) *Process {
 		p := procs[tgid]
 		if p == nil {
 			p = &Process{PID: int(tgid), Comm: comm(tgid)}
 			procs[tgid] = p
+		}
+		if p.Comm == "" && raw != nil { // exited: use the comm the program saw
+			var b [commLen]byte
+			binary.NativeEndian.PutUint64(b[:8], raw[slotComm])
+			binary.NativeEndian.PutUint64(b[8:], raw[slotComm+1])
+			if n := bytes.IndexByte(b[:], 0); n >= 0 {
+				p.Comm = string(b[:n])
+			} else {
+				p.Comm = string(b[:])
+			}
 		}
 		return p
 	}
@@ -183,7 +195,7 @@ func (t *Tracer) Snapshot() (*Report, error) {
 	var v [statsSlots]uint64
 	it := t.coll.Maps[mapStats].Iterate()
 	for it.Next(&k, &v) {
-		p := proc(k.Tgid)
+		p := proc(k.Tgid, v[:])
 		if k.Op == opProcess {
 			p.CQOverflows += v[slotOverflows]
 			p.TaskWorkRuns += v[slotTaskWorkRuns]
@@ -222,7 +234,7 @@ func (t *Tracer) Snapshot() (*Report, error) {
 
 	for k, o := range ops {
 		sort.Slice(o.Errnos, func(i, j int) bool { return o.Errnos[i].Errno < o.Errnos[j].Errno })
-		p := proc(k.Tgid)
+		p := proc(k.Tgid, nil)
 		p.Ops = append(p.Ops, *o)
 	}
 	for _, p := range procs {

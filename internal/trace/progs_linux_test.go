@@ -1,0 +1,56 @@
+//go:build linux
+
+package trace
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/asm"
+	"github.com/stretchr/testify/require"
+)
+
+// loadsFromCtx lists the (offset, size) of every load from the trace entry.
+func loadsFromCtx(insns asm.Instructions) [][2]int {
+	var out [][2]int
+	for _, in := range insns {
+		if in.OpCode.Class() == asm.LdXClass && in.Src == asm.R6 {
+			out = append(out, [2]int{int(in.Offset), in.OpCode.Size().Sizeof()})
+		}
+	}
+	return out
+}
+
+// The programs read fields where the format file puts them, so a kernel
+// that moves a field keeps working.
+func TestProgramsFollowFormatOffsets(t *testing.T) {
+	moved := strings.NewReplacer(
+		"offset:16;\tsize:8", "offset:48;\tsize:8", // req
+		"offset:32;\tsize:4", "offset:64;\tsize:4", // res
+		"offset:36;\tsize:4", "offset:68;\tsize:4", // cflags
+	).Replace(completeFormat)
+	f, err := parseFormat(strings.NewReader(moved))
+	require.NoError(t, err)
+	insns, err := progComplete(f, 0)
+	require.NoError(t, err)
+	require.Equal(t, [][2]int{{48, 8}, {64, 4}, {68, 4}}, loadsFromCtx(insns))
+
+	delete(f.Fields, "cflags")
+	_, err = progComplete(f, 0)
+	require.ErrorContains(t, err, `no field "cflags"`)
+}
+
+func TestPidFilterIsCompiledIn(t *testing.T) {
+	f, err := parseFormat(strings.NewReader(completeFormat))
+	require.NoError(t, err)
+	f.Fields["opcode"] = field{Name: "opcode", Offset: 44, Size: 1}
+	for _, pid := range []uint32{0, 4242} {
+		insns, err := progSubmit(f, slotSubmits, pid)
+		require.NoError(t, err)
+		found := false
+		for _, in := range insns {
+			found = found || (in.OpCode.JumpOp() == asm.JNE && in.Dst == asm.R7 && in.Constant == int64(pid))
+		}
+		require.Equal(t, pid != 0, found, "pid %d", pid)
+	}
+}
