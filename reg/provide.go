@@ -3,6 +3,7 @@
 package reg
 
 import (
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -13,10 +14,8 @@ import (
 // call it only once no request can select from the group (after a
 // RemoveAll SQE completed, or the ring is closed).
 //
-// The SQEs are filled here directly (the sqe package has no builder for
-// these two opcodes): PROVIDE_BUFFERS takes fd = number of buffers, addr =
-// first buffer, len = bytes per buffer, off = first buffer id, buf_group =
-// group; REMOVE_BUFFERS takes fd = number of buffers and buf_group.
+// The SQEs are built with sqe.ProvideBuffers and sqe.RemoveBuffers, which
+// write every field: set UserData after the call.
 //
 // A LegacyPool is not safe for concurrent use.
 type LegacyPool struct {
@@ -48,8 +47,7 @@ func (p *LegacyPool) ProvideAll(s *sys.SQE) error {
 	if p.closed {
 		return argErr("LegacyPool.ProvideAll", "pool", "is closed")
 	}
-	provide(s, p.tr.m.mem[:p.tr.count*p.tr.size], p.tr.size, p.tr.count, p.group, 0)
-	return nil
+	return sqe.ProvideBuffers(s, p.tr.m.mem, uint32(p.tr.size), p.tr.count, p.group, 0)
 }
 
 // Take decodes a CQE's buffer and marks its id out; see BufPool.Take.
@@ -66,15 +64,14 @@ func (p *LegacyPool) Put(bid uint16, s *sys.SQE) error {
 	if err := p.tr.give("LegacyPool.Put", bid); err != nil {
 		return err
 	}
-	provide(s, p.tr.buf(bid), p.tr.size, 1, p.group, bid)
-	return nil
+	return sqe.ProvideBuffers(s, p.tr.buf(bid), uint32(p.tr.size), 1, p.group, bid)
 }
 
 // RemoveAll fills s to remove up to every buffer of the group from the
 // kernel (IORING_OP_REMOVE_BUFFERS). Its CQE's result is how many were
 // removed.
-func (p *LegacyPool) RemoveAll(s *sys.SQE) {
-	*s = sys.SQE{Opcode: sys.OpRemoveBuffers, Fd: int32(p.tr.count), BufIndex: p.group}
+func (p *LegacyPool) RemoveAll(s *sys.SQE) error {
+	return sqe.RemoveBuffers(s, p.tr.count, p.group)
 }
 
 // Close unmaps the buffers (see the type's comment for when).
@@ -85,17 +82,4 @@ func (p *LegacyPool) Close() error {
 	p.closed = true
 	p.tr.m.put()
 	return nil
-}
-
-// provide fills s with IORING_OP_PROVIDE_BUFFERS for n buffers of size bytes
-// at mem, ids bid, bid+1, ….
-func provide(s *sys.SQE, mem []byte, size, n int, group, bid uint16) {
-	*s = sys.SQE{
-		Opcode:   sys.OpProvideBuffers,
-		Fd:       int32(n),
-		Addr:     sys.SliceAddr(mem),
-		Len:      uint32(size),
-		Off:      uint64(bid),
-		BufIndex: group,
-	}
 }
