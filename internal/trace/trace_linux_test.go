@@ -160,3 +160,55 @@ func countOf(t *testing.T, es []Errno, e unix.Errno) uint64 {
 	}
 	return 0
 }
+
+// A READ forced to io-wq counts an async punt; a READ on an empty pipe
+// completes through task work once the pipe is written.
+func TestTraceCountsAsyncPuntsAndTaskWork(t *testing.T) {
+	tr := startOrSkip(t)
+	r := testutil.NewRing(t, 8)
+
+	var p [2]int
+	require.NoError(t, unix.Pipe2(p[:], unix.O_CLOEXEC))
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+
+	buf := make([]byte, 8)
+	read := func(flags sys.SQEFlags, ud uint64) {
+		s, err := r.GetSQE()
+		require.NoError(t, err)
+		s.Opcode = sys.OpRead
+		s.Flags = flags
+		s.Fd = int32(p[0])
+		s.Addr = sys.SliceAddr(buf)
+		s.Len = uint32(len(buf))
+		s.Off = ^uint64(0) // current position: pipes have none
+		s.UserData = ud
+	}
+
+	read(0, 1) // parks on the pipe's poll wait queue
+	_, err := r.Submit()
+	require.NoError(t, err)
+	_, err = unix.Write(p[1], []byte("12345678"))
+	require.NoError(t, err)
+	require.Equal(t, map[uint64]int32{1: 8}, submitAll(t, r, 1))
+
+	read(sys.SQEAsync, 2) // punted to io-wq, blocks there until written
+	_, err = r.Submit()
+	require.NoError(t, err)
+	_, err = unix.Write(p[1], []byte("abcdefgh"))
+	require.NoError(t, err)
+	require.Equal(t, map[uint64]int32{2: 8}, submitAll(t, r, 1))
+	runtime.KeepAlive(buf)
+
+	rep, err := tr.Snapshot()
+	require.NoError(t, err)
+	proc, ok := rep.Process(os.Getpid())
+	require.True(t, ok)
+	rd, ok := proc.Op("READ")
+	require.True(t, ok)
+	require.GreaterOrEqual(t, rd.Submits, uint64(2))
+	require.GreaterOrEqual(t, rd.Completes, uint64(2))
+	require.GreaterOrEqual(t, rd.AsyncPunts, uint64(1))
+	require.GreaterOrEqual(t, proc.TaskWorkRuns+proc.LocalWorkRuns, uint64(1))
+	require.GreaterOrEqual(t, proc.TaskWorkItems+proc.LocalWorkItems, uint64(1))
+}

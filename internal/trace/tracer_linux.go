@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -146,10 +147,17 @@ func progName(event string) string {
 
 // Close detaches the programs and frees the maps.
 func (t *Tracer) Close() error {
-	var errs []error
-	for _, l := range t.links {
-		errs = append(errs, l.Close())
+	// Each detach waits for an RCU grace period; overlap them.
+	errs := make([]error, len(t.links))
+	var wg sync.WaitGroup
+	for i, l := range t.links {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.Close()
+		}()
 	}
+	wg.Wait()
 	t.links = nil
 	if t.coll != nil {
 		t.coll.Close()
