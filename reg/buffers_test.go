@@ -1,0 +1,202 @@
+//go:build linux
+
+package reg_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+func TestBuffersValidateBeforeSubmit(t *testing.T) {
+	r := newRing(t, 4)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 3, Size: 1000})
+	require.NoError(t, err)
+	defer bufs.Unregister()
+	require.Equal(t, 3, bufs.Len())
+	require.Len(t, bufs.Buf(2), 1000)
+	require.GreaterOrEqual(t, len(bufs.Memory()), 3000)
+	require.Zero(t, sys.SliceAddr(bufs.Memory())%4096, "page aligned")
+
+	require.NoError(t, bufs.Validate(2, 0, 1000))
+	require.NoError(t, bufs.Validate(2, 999, 1))
+	require.NoError(t, bufs.Validate(0, 1000, 0))
+	for _, c := range []struct{ index, off, n int }{
+		{3, 0, 1}, {-1, 0, 1}, {0, 0, 1001}, {0, 999, 2}, {0, -1, 1}, {0, 1001, 0}, {0, 5, -1},
+	} {
+		err := bufs.Validate(c.index, c.off, c.n)
+		require.ErrorIs(t, err, unix.EINVAL, "%+v", c)
+		var ae *reg.ArgError
+		require.ErrorAs(t, err, &ae)
+	}
+	require.ErrorContains(t, bufs.Validate(3, 0, 1), "index = 3 is out of range [0, 3)")
+	require.ErrorContains(t, bufs.Validate(0, 999, 2), "[999, 999+2) is outside buffer 0 of 1000 bytes")
+
+	// A second table on the same ring: EBUSY, explained.
+	_, err = reg.RegisterBuffers(r, reg.BufferConfig{Count: 1, Size: 10})
+	require.ErrorIs(t, err, unix.EBUSY)
+	require.ErrorContains(t, err, "REGISTER_BUFFERS2")
+
+	for _, c := range []reg.BufferConfig{{Count: 0, Size: 1}, {Count: 16385, Size: 1}, {Count: 1, Size: 0}, {Count: 1, Size: 1<<30 + 1}} {
+		_, err := reg.RegisterBuffers(r, c)
+		require.ErrorIs(t, err, unix.EINVAL, "%+v", c)
+	}
+}
+
+func TestBuffersSparseUpdate(t *testing.T) {
+	r := newRing(t, 4)
+	f := tempFile(t)
+	_, err := f.WriteAt([]byte("0123456789abcdef"), 0)
+	require.NoError(t, err)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 4, Size: 4096, Sparse: true})
+	require.NoError(t, err)
+	defer bufs.Unregister()
+	require.Nil(t, bufs.Buf(1))
+	require.ErrorContains(t, bufs.Validate(1, 0, 1), "empty slot")
+
+	// An empty slot fails in the kernel too.
+	mem := bufs.Memory()
+	queue(t, r, 1, func(s *sys.SQE) error { return sqe.ReadFixed(s, int(f.Fd()), mem[:4], 0, 1) })
+	submit(t, r)
+	require.Equal(t, unix.EFAULT, errno(t, wait(t, r).Res))
+
+	// Attach part of the mapping to slot 1 and read into it.
+	require.NoError(t, bufs.Update(1, mem[100:200]))
+	require.NoError(t, bufs.Validate(1, 0, 100))
+	require.Error(t, bufs.Validate(1, 0, 101))
+	b := bufs.Buf(1)
+	require.Len(t, b, 100)
+	queue(t, r, 2, func(s *sys.SQE) error { return sqe.ReadFixed(s, int(f.Fd()), b[10:26], 0, 1) })
+	submit(t, r)
+	require.Equal(t, int32(16), wait(t, r).Res)
+	require.Equal(t, "0123456789abcdef", string(mem[110:126]))
+
+	// A range outside the registered buffer fails in the kernel: reg's
+	// Validate catches it first.
+	require.Error(t, bufs.Validate(1, 90, 16))
+	queue(t, r, 3, func(s *sys.SQE) error { return sqe.ReadFixed(s, int(f.Fd()), mem[190:206], 0, 1) })
+	submit(t, r)
+	require.Equal(t, unix.EFAULT, errno(t, wait(t, r).Res))
+
+	// Memory outside the mapping is refused; nil empties the slot.
+	require.ErrorContains(t, bufs.Update(1, make([]byte, 10)), "does not lie inside")
+	require.ErrorContains(t, bufs.Update(4, nil), "out of range")
+	require.NoError(t, bufs.Update(1, nil))
+	require.Nil(t, bufs.Buf(1))
+}
+
+func TestBuffersClone(t *testing.T) {
+	src := newRing(t, 4)
+	dst := newRing(t, 4)
+	f := tempFile(t)
+	_, err := f.WriteAt([]byte("cloned buffers"), 0)
+	require.NoError(t, err)
+	bufs, err := reg.RegisterBuffers(src, reg.BufferConfig{Count: 2, Size: 64})
+	require.NoError(t, err)
+	clone, err := bufs.Clone(dst, false)
+	require.NoError(t, err)
+	require.Equal(t, bufs.Len(), clone.Len())
+	// Cloning again without replace: the destination has buffers.
+	_, err = bufs.Clone(dst, false)
+	require.ErrorIs(t, err, unix.EBUSY)
+	require.ErrorContains(t, err, "REGISTER_CLONE_BUFFERS")
+	c2, err := bufs.Clone(dst, true)
+	require.NoError(t, err)
+
+	// The original goes away; the clone's memory stays mapped.
+	require.NoError(t, bufs.Unregister())
+	require.True(t, bufs.Unmapped())
+	b := clone.Buf(1)
+	queue(t, dst, 1, func(s *sys.SQE) error { return sqe.ReadFixed(s, int(f.Fd()), b[:14], 0, 1) })
+	submit(t, dst)
+	require.Equal(t, int32(14), wait(t, dst).Res)
+	require.Equal(t, "cloned buffers", string(b[:14]))
+	require.Equal(t, "cloned buffers", string(c2.Buf(1)[:14]), "same memory")
+	require.NoError(t, c2.Unregister())
+	require.ErrorIs(t, clone.Unregister(), unix.ENXIO, "c2 replaced and unregistered the table")
+}
+
+// Unregistering with a request in flight: the memory stays mapped until the
+// request's CQE has been reaped and released.
+func TestBuffersUnregisterWaitsForInFlight(t *testing.T) {
+	r := newRing(t, 4)
+	rd, wr := pipe(t)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 1, Size: 4096})
+	require.NoError(t, err)
+	b := bufs.Buf(0)
+	require.NoError(t, bufs.Acquire())
+	queue(t, r, 1, func(s *sys.SQE) error { return sqe.ReadFixed(s, rd, b[:32], sqe.CurrentPos, 0) })
+	submit(t, r)
+	noCQE(t, r)
+
+	require.NoError(t, bufs.Unregister())
+	require.False(t, bufs.Unmapped(), "a request is in flight")
+	require.Equal(t, int64(1), bufs.InFlight())
+	require.ErrorIs(t, bufs.Acquire(), reg.ErrUnregistered)
+	require.ErrorIs(t, bufs.Unregister(), reg.ErrUnregistered)
+
+	_, err = unix.Write(wr, []byte("late data"))
+	require.NoError(t, err)
+	c := wait(t, r)
+	require.Equal(t, int32(9), c.Res)
+	require.Equal(t, "late data", string(b[:9]), "the kernel wrote into memory still mapped")
+	require.NotNil(t, bufs.Buf(0))
+	bufs.Release()
+	require.True(t, bufs.Unmapped())
+	require.Nil(t, bufs.Buf(0))
+	require.Nil(t, bufs.Memory())
+}
+
+func TestBuffersAllocator(t *testing.T) {
+	r := newRing(t, 4)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 8, Size: 16})
+	require.NoError(t, err)
+	defer bufs.Unregister()
+	seen := map[int]bool{}
+	for i := 0; i < 8; i++ {
+		idx, b, ok := bufs.Get()
+		require.True(t, ok)
+		require.False(t, seen[idx], "index %d handed out twice", idx)
+		seen[idx] = true
+		require.Len(t, b, 16)
+	}
+	_, _, ok := bufs.Get()
+	require.False(t, ok, "all out")
+	require.NoError(t, bufs.Put(3))
+	require.ErrorContains(t, bufs.Put(3), "index = 3 is not out")
+	require.ErrorContains(t, bufs.Put(8), "out of range")
+	idx, _, ok := bufs.Get()
+	require.True(t, ok)
+	require.Equal(t, 3, idx)
+	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
+		i, _, _ := bufs.Get()
+		_ = bufs.Put(i)
+	}), "Get/Put allocate nothing")
+	require.NoError(t, bufs.Put(3))
+	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
+		_ = bufs.Acquire()
+		bufs.Release()
+	}), "Acquire/Release allocate nothing")
+}
+
+func TestBuffersHugePages(t *testing.T) {
+	r := newRing(t, 4)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 2, Size: 1 << 20, Huge: true})
+	var he *reg.HugePageError
+	if errors.As(err, &he) {
+		// No huge pages reserved here: the error must say so and how to fix it.
+		require.ErrorIs(t, err, unix.ENOMEM)
+		require.Contains(t, err.Error(), "vm.nr_hugepages = ")
+		require.Contains(t, err.Error(), "sysctl vm.nr_hugepages=N")
+		t.Skipf("no huge pages reserved (the error was checked): %v", err)
+	}
+	require.NoError(t, err)
+	defer bufs.Unregister()
+	require.Zero(t, sys.SliceAddr(bufs.Memory())%(2<<20), "2 MiB aligned")
+}
