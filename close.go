@@ -177,6 +177,12 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	l.regions = nil
 	r.params.SQEntries, r.params.CQEntries = p.SQEntries, p.CQEntries
 	r.params.SQOff, r.params.CQOff = p.SQOff, p.CQOff
+	if r.flags&sys.SetupNoSQArray == 0 && p.SQOff.Array == 0 {
+		// 6.18 does not report the new SQ array offset: like rings_size() in
+		// the kernel, it follows the CQEs, cache-line aligned.
+		cqeSize := uint32(16) << r.cq.shift
+		r.params.SQOff.Array = (p.CQOff.CQEs + p.CQEntries*cqeSize + 63) &^ 63
+	}
 	if err := r.mapRings(); err != nil {
 		l.regions = append(l.regions, old...)
 		return err

@@ -24,7 +24,7 @@ func Setup(entries uint32, p *Params) (int, error) {
 func Enter(fd int, toSubmit, minComplete uint32, flags EnterFlags) (int, error) {
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), uintptr(minComplete), uintptr(flags), 0, 0)
 	if errno != 0 {
-		return int(n), os.NewSyscallError("io_uring_enter", errno)
+		return int(n), enterError(errno)
 	}
 	return int(n), nil
 }
@@ -39,7 +39,7 @@ func EnterSubmit(fd int, toSubmit uint32, flags EnterFlags) (int, error) {
 	}
 	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), 0, uintptr(flags), 0, 0)
 	if errno != 0 {
-		return int(n), os.NewSyscallError("io_uring_enter", errno)
+		return int(n), enterError(errno)
 	}
 	return int(n), nil
 }
@@ -50,7 +50,7 @@ func EnterArg(fd int, toSubmit, minComplete uint32, flags EnterFlags, arg *Getev
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), uintptr(minComplete),
 		uintptr(flags|EnterExtArg), uintptr(unsafe.Pointer(arg)), unsafe.Sizeof(*arg))
 	if errno != 0 {
-		return int(n), os.NewSyscallError("io_uring_enter", errno)
+		return int(n), enterError(errno)
 	}
 	return int(n), nil
 }
@@ -62,7 +62,7 @@ func EnterRegWait(fd int, toSubmit, minComplete uint32, flags EnterFlags, off ui
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), uintptr(minComplete),
 		uintptr(flags|EnterExtArg|EnterExtArgReg), uintptr(off), unsafe.Sizeof(RegWait{}))
 	if errno != 0 {
-		return int(n), os.NewSyscallError("io_uring_enter", errno)
+		return int(n), enterError(errno)
 	}
 	return int(n), nil
 }
@@ -155,3 +155,27 @@ func MmapFixedAnon(b []byte) error {
 
 // Gettid returns the calling thread's id.
 func Gettid() int { return unix.Gettid() }
+
+// Errors io_uring_enter returns in normal operation (a wait timing out, a
+// signal, back-pressure) are preallocated so that those paths allocate
+// nothing.
+var (
+	errEnterETIME  error = os.NewSyscallError("io_uring_enter", unix.ETIME)
+	errEnterEINTR  error = os.NewSyscallError("io_uring_enter", unix.EINTR)
+	errEnterEAGAIN error = os.NewSyscallError("io_uring_enter", unix.EAGAIN)
+	errEnterEBUSY  error = os.NewSyscallError("io_uring_enter", unix.EBUSY)
+)
+
+func enterError(errno unix.Errno) error {
+	switch errno {
+	case unix.ETIME:
+		return errEnterETIME
+	case unix.EINTR:
+		return errEnterEINTR
+	case unix.EAGAIN:
+		return errEnterEAGAIN
+	case unix.EBUSY:
+		return errEnterEBUSY
+	}
+	return os.NewSyscallError("io_uring_enter", errno)
+}

@@ -1,0 +1,248 @@
+package uring_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sys"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+func TestCloseWakesBlockedWaiter(t *testing.T) {
+	r, err := uring.New(4)
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := r.WaitCQE()
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let it block in the kernel
+	start := time.Now()
+	require.NoError(t, r.Close())
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, uring.ErrClosed)
+	case <-time.After(2 * time.Second):
+		t.Fatal("waiter not woken by Close")
+	}
+	require.Less(t, time.Since(start), 2*time.Second)
+	require.ErrorIs(t, r.Close(), uring.ErrClosed)
+}
+
+func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
+	r, err := uring.New(4)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	_, err = r.GetSQE()
+	require.ErrorIs(t, err, uring.ErrClosed)
+	_, err = r.Submit()
+	require.ErrorIs(t, err, uring.ErrClosed)
+	_, err = r.SubmitAndWait(1)
+	require.ErrorIs(t, err, uring.ErrClosed)
+	_, err = r.PeekCQE()
+	require.ErrorIs(t, err, uring.ErrClosed)
+	_, err = r.WaitCQETimeout(time.Millisecond)
+	require.ErrorIs(t, err, uring.ErrClosed)
+	require.ErrorIs(t, r.Enable(), uring.ErrClosed)
+	require.ErrorIs(t, r.FlushOverflow(), uring.ErrClosed)
+	require.Zero(t, r.Reap(make([]sys.CQE, 4)))
+	require.Zero(t, r.CQReady())
+	r.Advance(1) // no-op, no crash
+}
+
+// TestCloseRacesSubmitStorm closes rings while a goroutine hammers them:
+// no panic, no fault, only ErrClosed afterwards (run it under -race).
+func TestCloseRacesSubmitStorm(t *testing.T) {
+	for round := 0; round < 50; round++ {
+		r, err := uring.New(16)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]sys.CQE, 16)
+			for {
+				s, err := r.GetSQE()
+				if errors.Is(err, uring.ErrClosed) {
+					return
+				}
+				if err == nil {
+					s.Opcode = sys.OpNop
+				}
+				if _, err := r.Submit(); errors.Is(err, uring.ErrClosed) {
+					return
+				}
+				r.Reap(buf)
+			}
+		}()
+		time.Sleep(time.Duration(round%5) * 100 * time.Microsecond)
+		require.NoError(t, r.Close())
+		wg.Wait()
+	}
+}
+
+func TestSQPollSubmitsWithoutEnterAndWakesAfterIdle(t *testing.T) {
+	r := testutil.NewRing(t, 8, uring.WithSQPoll(10*time.Millisecond))
+	for round := 0; round < 3; round++ {
+		nop(t, r, uint64(round))
+		n, err := r.Submit()
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		c, err := r.WaitCQETimeout(2 * time.Second)
+		require.NoError(t, err, "SQPOLL thread did not pick up the SQE")
+		require.Equal(t, uint64(round), c.UserData)
+		r.CQESeen(c)
+		// Idle for three times sq_thread_idle: the thread goes to sleep.
+		deadline := time.Now().Add(2 * time.Second)
+		for r.SQFlags()&sys.SQNeedWakeup == 0 {
+			require.True(t, time.Now().Before(deadline), "SQPOLL thread never went idle")
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+func TestSQPollWithCPUAffinity(t *testing.T) {
+	r := testutil.NewRing(t, 4, uring.WithSQPoll(time.Millisecond), uring.WithSQPollCPU(0))
+	nop(t, r, 1)
+	_, err := r.Submit()
+	require.NoError(t, err)
+	c, err := r.WaitCQETimeout(2 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), c.UserData)
+}
+
+func TestIOPollRingCompletesNops(t *testing.T) {
+	r := testutil.NewRing(t, 8, uring.WithIOPoll())
+	for round := 0; round < 4; round++ {
+		for i := 0; i < 8; i++ {
+			nop(t, r, uint64(round*8+i))
+		}
+		_, err := r.SubmitAndWait(8)
+		require.NoError(t, err)
+		cqes := reapAll(t, r, 8)
+		for i, c := range cqes {
+			require.Equal(t, uint64(round*8+i), c.UserData)
+			require.Equal(t, int32(0), c.Res)
+		}
+	}
+}
+
+// TestIOPollODirectReadReportsEOPNOTSUPP: the virtio disk here has no poll
+// queues, so a polled O_DIRECT read must fail cleanly, not hang.
+func TestIOPollODirectReadReportsEOPNOTSUPP(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "direct")
+	require.NoError(t, os.WriteFile(path, make([]byte, 8192), 0o600))
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECT, 0)
+	if errors.Is(err, unix.EINVAL) {
+		t.Skipf("the filesystem of %s does not support O_DIRECT", path)
+	}
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	buf, err := sys.MmapAnon(4096, false) // page-aligned, off the Go heap
+	require.NoError(t, err)
+	defer sys.Munmap(buf)
+
+	r := testutil.NewRing(t, 4, uring.WithIOPoll())
+	s, err := r.GetSQE()
+	require.NoError(t, err)
+	s.Opcode, s.Fd, s.Addr, s.Len, s.UserData = sys.OpRead, int32(fd), sys.SliceAddr(buf), 4096, 1
+	_, err = r.SubmitAndWaitTimeout(1, 5*time.Second)
+	require.NoError(t, err)
+	c, err := r.WaitCQETimeout(5 * time.Second)
+	require.NoError(t, err)
+	if c.Res == 4096 {
+		t.Skip("this block device has poll queues: polled I/O works here")
+	}
+	require.Equal(t, -int32(unix.EOPNOTSUPP), c.Res)
+}
+
+func TestRegisteredRingFdOnOwnerThread(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r := testutil.NewRing(t, 8, uring.WithRegisteredRingFd())
+	for i := 0; i < 10; i++ {
+		nop(t, r, uint64(i))
+		_, err := r.SubmitAndWait(1)
+		require.NoError(t, err)
+		require.Equal(t, uint64(i), reapAll(t, r, 1)[0].UserData)
+	}
+	_, err := r.WaitCQETimeout(time.Millisecond)
+	require.ErrorIs(t, err, uring.ErrTimeout)
+}
+
+func TestRegisteredFdOnlyRing(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := testutil.Take()
+	r, err := uring.New(8, uring.WithNoMmap(), uring.WithRegisteredFdOnly())
+	require.NoError(t, err)
+	require.Equal(t, -1, r.Fd())
+	fd, flag := r.RegisterTarget()
+	require.GreaterOrEqual(t, fd, 0)
+	require.Equal(t, sys.RegisterUseRegisteredRing, flag)
+	nop(t, r, 3)
+	_, err = r.SubmitAndWait(1)
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), reapAll(t, r, 1)[0].UserData)
+	require.NoError(t, r.Close())
+	require.Empty(t, testutil.Leaked(before))
+}
+
+func TestResizeKeepsPendingCQEs(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r := testutil.NewRing(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+	for i := 0; i < 5; i++ {
+		nop(t, r, uint64(i))
+	}
+	_, err := r.SubmitAndWait(5)
+	require.NoError(t, err)
+	err = r.Resize(64, 256)
+	if errors.Is(err, syscall.EINVAL) && r.Features()&sys.FeatMinTimeout == 0 {
+		t.Skip("kernel lacks IORING_REGISTER_RESIZE_RINGS (6.13)")
+	}
+	require.NoError(t, err)
+	require.Equal(t, uint32(64), r.SQEntries())
+	require.Equal(t, uint32(256), r.CQEntries())
+	cqes := reapAll(t, r, 5)
+	for i, c := range cqes {
+		require.Equal(t, uint64(i), c.UserData, "CQEs pending at resize survive it")
+	}
+	// The resized ring works, all 64 SQEs of it.
+	for i := 0; i < 64; i++ {
+		nop(t, r, uint64(100+i))
+	}
+	_, err = r.SubmitAndWait(64)
+	require.NoError(t, err)
+	require.Len(t, reapAll(t, r, 64), 64)
+	require.Error(t, r.Resize(0, 0))
+}
+
+func TestSubmitAndReapAllocateNothing(t *testing.T) {
+	r := testutil.NewRing(t, 64)
+	buf := make([]sys.CQE, 64)
+	allocs := testing.AllocsPerRun(1000, func() {
+		for i := 0; i < 8; i++ {
+			s, _ := r.GetSQE()
+			s.Opcode = sys.OpNop
+		}
+		_, _ = r.SubmitAndWait(8)
+		for got := 0; got < 8; {
+			got += r.Reap(buf)
+		}
+	})
+	require.Zero(t, allocs)
+	allocs = testing.AllocsPerRun(100, func() {
+		_, _ = r.WaitCQETimeout(time.Microsecond)
+	})
+	require.Zero(t, allocs, "a wait with a timeout allocates nothing")
+}
