@@ -69,7 +69,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 
 	tr, err := trace.Start(trace.Options{PID: *pid})
 	if err != nil {
-		fmt.Fprintf(stderr, "uringctl trace: %v\n", err)
+		fmt.Fprintf(stderr, "uringctl: %v\n", err) // err starts with "trace: "
 		if errors.Is(err, trace.ErrUnavailable) {
 			return 2
 		}
@@ -85,6 +85,9 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	live := *interval > 0 && !*asJSON && traceIsTerminal(stdout)
 	if !*asJSON {
 		fmt.Fprintf(stderr, "uringctl trace: tracing for %v (Ctrl-C stops)\n", *duration)
+		for _, n := range tr.Notes() {
+			fmt.Fprintf(stderr, "uringctl trace: %s\n", n)
+		}
 	}
 	var tick <-chan time.Time
 	if live {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,6 +121,9 @@ func Start(opts Options) (*Tracer, error) {
 		}
 		return nil, fmt.Errorf("trace: loading BPF programs: %w", err)
 	}
+	// Attach submit_req last, so that every submission counted has its
+	// completion counted too.
+	slices.Reverse(attach)
 	for _, name := range attach {
 		l, err := link.Tracepoint("io_uring", name, t.coll.Programs[name], nil)
 		if err != nil {
@@ -144,6 +148,10 @@ func progName(event string) string {
 	}
 	return n
 }
+
+// Notes says what Start did or found missing (tracefs mounted, a tracepoint
+// absent), as Report.Notes does.
+func (t *Tracer) Notes() []string { return append([]string(nil), t.notes...) }
 
 // Close detaches the programs and frees the maps.
 func (t *Tracer) Close() error {

@@ -17,3 +17,6 @@ func (t *Tracer) Snapshot() (*Report, error) { return nil, ErrUnavailable }
 
 // Close is a no-op outside Linux.
 func (t *Tracer) Close() error { return nil }
+
+// Notes is empty outside Linux.
+func (t *Tracer) Notes() []string { return nil }
