@@ -31,6 +31,11 @@ func checkPrivileges() error {
 	if err != nil {
 		return fmt.Errorf("trace: reading capabilities: %w", err)
 	}
+	return capsError(eff, os.Geteuid())
+}
+
+// capsError explains which capabilities eff lacks, or returns nil.
+func capsError(eff uint64, uid int) error {
 	has := func(c uint) bool { return eff&(1<<c) != 0 }
 	if has(capSysAdmin) || (has(capBPF) && has(capPerfmon)) {
 		return nil
@@ -43,7 +48,7 @@ func checkPrivileges() error {
 		missing = append(missing, "CAP_PERFMON")
 	}
 	return fmt.Errorf("trace: loading BPF programs on tracepoints needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); this process (uid %d) lacks %s: %w",
-		os.Geteuid(), strings.Join(missing, " and "), ErrUnavailable)
+		uid, strings.Join(missing, " and "), ErrUnavailable)
 }
 
 func effectiveCaps() (uint64, error) {

@@ -54,3 +54,13 @@ func TestPidFilterIsCompiledIn(t *testing.T) {
 		require.Equal(t, pid != 0, found, "pid %d", pid)
 	}
 }
+
+func TestCapsError(t *testing.T) {
+	require.NoError(t, capsError(1<<capSysAdmin, 0))
+	require.NoError(t, capsError(1<<capBPF|1<<capPerfmon, 1000))
+	err := capsError(1<<capBPF, 1000)
+	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorContains(t, err, "uid 1000) lacks CAP_PERFMON:")
+	err = capsError(0, 65534)
+	require.ErrorContains(t, err, "lacks CAP_BPF and CAP_PERFMON")
+}
