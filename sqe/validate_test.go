@@ -44,7 +44,9 @@ func invalids() []invalid {
 		{func(s *sys.SQE) error { return sqe.Fsetxattr(s, 3, gName, make([]byte, 65537), 0) }, "sqe: Fsetxattr: len(value) = 65537 exceeds XATTR_SIZE_MAX (65536)"},
 		{func(s *sys.SQE) error { return sqe.Getxattr(s, gPath, []byte("n"), nil) }, "sqe: Getxattr: name is not NUL-terminated (use sqe.Path)"},
 		{func(s *sys.SQE) error { return sqe.Socket(s, -1, 0, 0) }, "sqe: Socket: domain = -1 is out of range"},
-		{func(s *sys.SQE) error { return sqe.SocketDirect(s, unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0, 0) }, "sqe: SocketDirect: typ has SOCK_CLOEXEC, which direct descriptors refuse"},
+		{func(s *sys.SQE) error {
+			return sqe.SocketDirect(s, unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0, 0)
+		}, "sqe: SocketDirect: typ has SOCK_CLOEXEC, which direct descriptors refuse"},
 		{func(s *sys.SQE) error { return sqe.Connect[unix.RawSockaddrInet4](s, 3, nil) }, "sqe: Connect: sa is nil"},
 		{func(s *sys.SQE) error { return sqe.Listen(s, 3, -1) }, "sqe: Listen: backlog = -1 is out of range"},
 		{func(s *sys.SQE) error { return sqe.Shutdown(s, 3, 7) }, "sqe: Shutdown: how = 7 is not SHUT_RD, SHUT_WR or SHUT_RDWR"},
