@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func inspectRun(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestInspectHelp(t *testing.T) {
+	for _, h := range []string{"--help", "-h"} {
+		code, out, errOut := inspectRun("inspect", h)
+		require.Equal(t, 0, code)
+		require.Empty(t, errOut)
+		require.Contains(t, out, "usage: uringctl inspect")
+		for _, f := range []string{"-json", "-watch", "-count", "-retries"} {
+			require.Contains(t, out, f)
+		}
+	}
+	code, out, _ := inspectRun("--help")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "inspect")
+}
+
+func TestInspectBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--watch", "soon"}, `invalid value "soon" for flag -watch`},
+		{[]string{"--watch", "1ns"}, "--watch 1ns: must be between"},
+		{[]string{"--watch", "2h"}, "--watch 2h0m0s: must be between"},
+		{[]string{"--count", "2"}, "--count 2: needs --watch"},
+		{[]string{"--watch", "1s", "--count", "-1"}, "--count -1: must be 0 or more"},
+		{[]string{"--retries", "1000"}, "--retries 1000: must be between 0 and 100"},
+		{[]string{"abc"}, `PID "abc": not a process id`},
+		{[]string{"1", "0"}, `PID "0": not a process id`},
+		{[]string{"1", "--json", "-5"}, "flag provided but not defined: -5"},
+		{[]string{"-"}, `PID "-": not a process id`},
+	} {
+		code, out, errOut := inspectRun(append([]string{"inspect"}, tc.args...)...)
+		require.Equal(t, 1, code, tc.args)
+		require.Empty(t, out, tc.args)
+		require.Contains(t, errOut, "uringctl inspect: "+tc.msg, tc.args)
+		require.Contains(t, errOut, "see uringctl inspect --help", tc.args)
+	}
+}
+
+func TestInspectFlagsAnywhere(t *testing.T) {
+	f, code, err := parseInspectFlags([]string{"12", "--json", "34", "--watch", "5ms", "--count", "3", "56"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	require.Equal(t, 0, code)
+	require.Equal(t, []int{12, 34, 56}, f.pids)
+	require.True(t, f.json)
+	require.Equal(t, 3, f.count)
+	require.Equal(t, "5ms", f.watch.String())
+}
+
+func TestUnavailableText(t *testing.T) {
+	require.Empty(t, unavailableText(nil, 1))
+	s := unavailableText([]string{"files", "buffers"}, 5)
+	require.True(t, strings.HasPrefix(s, "file list, buffer list unavailable: kernel could not take the ring lock (5 reads)"), s)
+}
