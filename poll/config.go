@@ -1,0 +1,157 @@
+//go:build linux
+
+package poll
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pure-uring/uring"
+)
+
+// Strategy is how a Loop waits for completions.
+type Strategy int
+
+const (
+	// Block waits in the kernel (io_uring_enter with GETEVENTS and an
+	// EXT_ARG timeout) as soon as nothing is ready.
+	Block Strategy = iota
+	// Spin polls the CQ tail in user space, without a syscall, for up to
+	// Config.SpinBudget empty polls, then blocks like Block.
+	Spin
+	// Hybrid spins for Config.SpinTime, then blocks.
+	Hybrid
+	// IOPoll uses an IOPOLL ring and reaps by entering with GETEVENTS (the
+	// kernel polls the device); it never sleeps in the kernel.
+	IOPoll
+	// HybridIOPoll is IOPoll with IORING_SETUP_HYBRID_IOPOLL (Linux 6.13).
+	HybridIOPoll
+	// SQPoll uses a kernel SQ thread: submitting needs no syscall unless
+	// the thread sleeps; completions are spun for, then waited for.
+	SQPoll
+)
+
+var strategyNames = [...]string{"block", "spin", "hybrid", "iopoll", "hybrid-iopoll", "sqpoll"}
+
+func (s Strategy) String() string {
+	if s >= 0 && int(s) < len(strategyNames) {
+		return strategyNames[s]
+	}
+	return fmt.Sprintf("Strategy(%d)", int(s))
+}
+
+// Strategies lists every strategy.
+var Strategies = []Strategy{Block, Spin, Hybrid, IOPoll, HybridIOPoll, SQPoll}
+
+// Config configures New. The zero value is a Block loop on a 256-entry
+// SINGLE_ISSUER|DEFER_TASKRUN ring.
+type Config struct {
+	Entries   uint32   // SQ size (default 256)
+	CQEntries uint32   // CQ size (default: the kernel's, twice Entries)
+	Strategy  Strategy // default Block
+	// Options are extra ring options, added after the ones the strategy
+	// picks (do not repeat WithSQPoll/WithIOPoll here).
+	Options []uring.Option
+	// NoDeferTaskrun leaves out SINGLE_ISSUER|DEFER_TASKRUN (they are
+	// always left out under SQPoll, which excludes DEFER_TASKRUN).
+	NoDeferTaskrun bool
+	// SpinBudget is how many empty CQ polls Spin and SQPoll make before
+	// blocking (default 1<<14).
+	SpinBudget int
+	// SpinTime is how long Hybrid spins before blocking (default 50µs).
+	SpinTime time.Duration
+	// WaitTimeout bounds one wait in the kernel (default 1s); wakeups do
+	// not depend on it, it only bounds a wait nobody ends.
+	WaitTimeout time.Duration
+	// WaitBatch is how many CQEs a kernel wait asks for (default 1). With
+	// more than 1, MinWait (default 50µs) is the most a wait holds back a
+	// ready CQE (IORING_FEAT_MIN_TIMEOUT, Linux 6.12; without it 1 is used).
+	WaitBatch uint32
+	MinWait   time.Duration
+	// SQPollIdle is the SQ thread's idle time before it sleeps (default 10ms).
+	SQPollIdle time.Duration
+	// Slots is the initial number of operation slots (default 1024); the
+	// table grows when more operations are in flight.
+	Slots int
+
+	wakePipe bool // tests: use the pipe wakeup even where MSG_RING works
+}
+
+// ConfigError names the Config field New rejected.
+type ConfigError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string { return "poll: Config." + e.Field + ": " + e.Reason }
+
+func (c *Config) setDefaults() error {
+	switch {
+	case c.Strategy < Block || c.Strategy > SQPoll:
+		return &ConfigError{"Strategy", fmt.Sprintf("%d is not a strategy", int(c.Strategy))}
+	case c.Entries > uring.MaxEntries:
+		return &ConfigError{"Entries", fmt.Sprintf("%d exceeds %d", c.Entries, uring.MaxEntries)}
+	case c.CQEntries != 0 && c.CQEntries < max(c.Entries, 1):
+		return &ConfigError{"CQEntries", fmt.Sprintf("%d is smaller than Entries", c.CQEntries)}
+	case c.SpinBudget < 0:
+		return &ConfigError{"SpinBudget", fmt.Sprintf("%d is negative", c.SpinBudget)}
+	case c.SpinTime < 0:
+		return &ConfigError{"SpinTime", fmt.Sprintf("%v is negative", c.SpinTime)}
+	case c.WaitTimeout < 0:
+		return &ConfigError{"WaitTimeout", fmt.Sprintf("%v is negative", c.WaitTimeout)}
+	case c.MinWait < 0:
+		return &ConfigError{"MinWait", fmt.Sprintf("%v is negative", c.MinWait)}
+	case c.SQPollIdle < 0:
+		return &ConfigError{"SQPollIdle", fmt.Sprintf("%v is negative", c.SQPollIdle)}
+	case c.Slots < 0 || c.Slots > 1<<30:
+		return &ConfigError{"Slots", fmt.Sprintf("%d is outside 0..2^30", c.Slots)}
+	}
+	if c.Entries == 0 {
+		c.Entries = 256
+	}
+	if c.SpinBudget == 0 {
+		c.SpinBudget = 1 << 14
+	}
+	if c.SpinTime == 0 {
+		c.SpinTime = 50 * time.Microsecond
+	}
+	if c.WaitTimeout == 0 {
+		c.WaitTimeout = time.Second
+	}
+	if c.WaitBatch == 0 {
+		c.WaitBatch = 1
+	}
+	if c.WaitBatch > 1 && c.MinWait == 0 {
+		c.MinWait = 50 * time.Microsecond
+	}
+	if c.SQPollIdle == 0 {
+		c.SQPollIdle = 10 * time.Millisecond
+	}
+	if c.Slots == 0 {
+		c.Slots = 1024
+	}
+	return nil
+}
+
+// ringOptions returns the options the strategy needs, then the caller's.
+func (c *Config) ringOptions() []uring.Option {
+	var o []uring.Option
+	if c.CQEntries != 0 {
+		o = append(o, uring.WithCQSize(c.CQEntries))
+	}
+	switch c.Strategy {
+	case IOPoll:
+		o = append(o, uring.WithIOPoll())
+	case HybridIOPoll:
+		o = append(o, uring.WithIOPoll(), uring.WithHybridIOPoll())
+	case SQPoll:
+		o = append(o, uring.WithSQPoll(c.SQPollIdle))
+	}
+	if c.Strategy != SQPoll && !c.NoDeferTaskrun {
+		o = append(o, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+	}
+	// The loop's thread never changes, so the registered ring fd is valid
+	// for every enter it makes.
+	o = append(o, uring.WithSubmitAll(), uring.WithRegisteredRingFd())
+	return append(o, c.Options...)
+}

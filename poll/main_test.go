@@ -1,0 +1,44 @@
+//go:build linux
+
+package poll
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sys"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) {
+	checkThread = true
+	testutil.Main(m)
+}
+
+// newLoop starts a loop closed at the end of the test; it skips when the
+// kernel lacks what the strategy needs (the message says what).
+func newLoop(t testing.TB, cfg Config) *Loop {
+	t.Helper()
+	l, err := New(cfg)
+	if errors.Is(err, uring.ErrUnsupported) {
+		t.Skipf("%v loop unavailable here: %v", cfg.Strategy, err)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		err := l.Close()
+		if err != nil && !errors.Is(err, uring.ErrClosed) {
+			t.Errorf("Close: %v", err)
+		}
+		if v := l.violation.Load(); v != 0 {
+			t.Errorf("%d ring calls off the loop thread", v)
+		}
+	})
+	return l
+}
+
+func prepNop(s *sys.SQE) error {
+	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1}
+	return nil
+}

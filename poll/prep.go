@@ -1,0 +1,109 @@
+//go:build linux
+
+package poll
+
+import (
+	"errors"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+)
+
+// Prep takes an SQE, lets prep fill it (an sqe builder, say), and
+// registers h for its CQEs under a fresh token, which it writes into
+// user_data after prep returns. Loop thread only (a Handler or a Run
+// function). It submits nothing: the loop submits the batch when control
+// returns to it. If prep fails, the SQE becomes an ignored NOP and Prep
+// returns prep's error. uring.ErrSQFull means the SQ stayed full after a
+// submit; ErrClosed that the loop is shutting down.
+//
+// prep must not set IOSQE_CQE_SKIP_SUCCESS (the slot would wait for a CQE
+// that never comes).
+func (l *Loop) Prep(h Handler, prep func(*sys.SQE) error) (Token, error) {
+	if checkThread && sys.Gettid() != l.tid {
+		return 0, ErrNotLoopThread
+	}
+	if l.closing {
+		return 0, uring.ErrClosed
+	}
+	s, err := l.getSQE()
+	if err != nil {
+		return 0, err
+	}
+	if err := prep(s); err != nil {
+		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
+		return 0, err
+	}
+	t := l.acquire(h)
+	s.UserData = uint64(t)
+	return t, nil
+}
+
+// Op is an operation that prepares its own SQE and handles its CQEs; a
+// pointer to a long-lived struct makes Start allocation-free.
+type Op interface {
+	Prep(s *sys.SQE) error
+	Handler
+}
+
+// Start is Prep for an Op. Loop thread only.
+func (l *Loop) Start(op Op) (Token, error) {
+	if checkThread && sys.Gettid() != l.tid {
+		return 0, ErrNotLoopThread
+	}
+	if l.closing {
+		return 0, uring.ErrClosed
+	}
+	s, err := l.getSQE()
+	if err != nil {
+		return 0, err
+	}
+	if err := op.Prep(s); err != nil {
+		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
+		return 0, err
+	}
+	t := l.acquire(op)
+	s.UserData = uint64(t)
+	return t, nil
+}
+
+// Cancel asks the kernel to cancel the operation t (IORING_OP_ASYNC_CANCEL
+// by user_data); its handler still gets its final CQE (-ECANCELED, or its
+// result if it finished first). Loop thread only. Cancelling a token no
+// longer in flight does nothing.
+func (l *Loop) Cancel(t Token) error {
+	if checkThread && sys.Gettid() != l.tid {
+		return ErrNotLoopThread
+	}
+	if l.lookup(t) == nil {
+		return nil
+	}
+	return l.cancelSQE(uint64(t), 0)
+}
+
+func (l *Loop) cancelSQE(ud uint64, flags uint32) error {
+	s, err := l.getSQE()
+	if err != nil {
+		return err
+	}
+	*s = sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Addr: ud, OpFlags: flags, UserData: udCancel}
+	l.st.Cancels++
+	return nil
+}
+
+// getSQE hands out a zeroed SQE, submitting once to make room when the SQ
+// is full.
+func (l *Loop) getSQE() (*sys.SQE, error) {
+	l.assertThread()
+	s, err := l.ring.GetSQE()
+	if errors.Is(err, uring.ErrSQFull) {
+		l.submit()
+		s, err = l.ring.GetSQE()
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.unflushed++
+	l.st.Submitted++
+	return s, nil
+}
