@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// dump saves the fdinfo of fd as dir/name (see testdata/README.md).
 func dump(t *testing.T, name string, fd int) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
 	require.NoError(t, err)
@@ -21,6 +22,8 @@ func dump(t *testing.T, name string, fd int) {
 	fmt.Printf("=== %s\n%s", name, b)
 }
 
+// TestCapture writes the samples in testdata (FDINFO_CAPTURE=dir go test
+// -run TestCapture); they are copied in by hand, as .txt.
 func TestCapture(t *testing.T) {
 	if os.Getenv("FDINFO_CAPTURE") == "" {
 		t.Skip("set FDINFO_CAPTURE=dir to capture samples")
@@ -71,4 +74,15 @@ func TestCapture(t *testing.T) {
 	r7 := newTestRing(t, 4, sys.Params{Flags: sys.SetupNoSQArray})
 	r7.queue(t, 2, sys.OpNop, -1, 3)
 	dump(t, "nosqarray", r7.fd)
+
+	r8 := newTestRing(t, 4, sys.Params{})
+	contend(t, r8)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", r8.fd))
+		require.NoError(t, err)
+		if Parse(b).Missing(PartRing) {
+			require.NoError(t, os.WriteFile(filepath.Join(os.Getenv("FDINFO_CAPTURE"), "locked"), b, 0o644))
+			break
+		}
+	}
 }
