@@ -1,0 +1,43 @@
+// Package task runs straight-line Go code that awaits io_uring operations on
+// thread-per-core executors.
+//
+// An Executor owns one Ring (SINGLE_ISSUER|DEFER_TASKRUN where the kernel has
+// them) and one locked OS thread. Tasks are coroutines switched on that
+// thread (the runtime coroutine switch behind iter.Pull); finished
+// coroutines are pooled, so a spawn costs a queue push, and only a task that
+// parks costs a switch. A task awaits an operation with a method of its
+// handle (t.Read, t.Accept, t.Sleep, t.Await ...): the SQE is queued, the
+// task parks, the executor submits in batches, reaps, and resumes it with the
+// result. Nested awaits are plain function calls.
+//
+// Contract:
+//   - A *T is used only by its own task, on its executor's thread. Channels,
+//     groups and handles are bound to one executor; ordinary goroutines reach
+//     an executor through Runtime's blocking calls (which take a context),
+//     SpawnOn/Handle.Wait, and the bridges to Go channels.
+//   - Memory: every buffer, iovec, msghdr, sockaddr, timespec and path of an
+//     operation stays referenced by the executor and pinned (runtime.Pinner)
+//     until the operation's last CQE, cancelled operations included. An fd
+//     produced by a cancelled accept/open/socket that completes anyway is
+//     closed by the executor.
+//   - Cancellation: a task's context (and a Scope's) cancels the operation it
+//     waits on with ASYNC_CANCEL; a deadline is attached to each operation as
+//     a LINK_TIMEOUT. The task waits for the cancelled operation's CQE (so its
+//     buffer is free again when the call returns) and gets the context's
+//     error.
+//   - Errors: an operation failing in the kernel returns *OpError, which
+//     unwraps to unix.Errno (errors.Is(err, unix.ECONNRESET) works). A panic
+//     in a task is recovered and returned to its joiner as *PanicError; the
+//     executor keeps running. After Close every await returns ErrClosed.
+//   - Do not call runtime.Goexit (t.FailNow in tests) inside a task, nor
+//     LockOSThread/UnlockOSThread: coroutines share the executor's thread.
+//
+// user_data of every SQE is slot index (low 32 bits) and generation (high 32
+// bits), so a stale CQE is recognised; indices >= 0xFFFFFF00 are internal.
+//
+// Completions are reaped directly from the Ring with Ring.Reap into a
+// preallocated []sys.CQE: the poll package was not available when this
+// package was written, and the executor interleaves reaping with its own
+// scheduling decisions (it polls inline from a parking task when nothing
+// else is runnable, which poll.Loop's callback shape does not allow).
+package task

@@ -1,0 +1,409 @@
+//go:build linux
+
+package task
+
+import (
+	"iter"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+)
+
+// Option configures an Executor.
+type Option func(*config)
+
+type config struct {
+	entries   uint32
+	ringOpts  []uring.Option
+	noDefer   bool
+	closeWait time.Duration
+}
+
+// WithEntries sets the ring's SQ size (default 1024; the CQ is 4x).
+func WithEntries(n uint32) Option { return func(c *config) { c.entries = n } }
+
+// WithRingOptions adds options for the executor's ring (SINGLE_ISSUER and
+// DEFER_TASKRUN are added when the kernel has them).
+func WithRingOptions(opts ...uring.Option) Option {
+	return func(c *config) { c.ringOpts = append(c.ringOpts, opts...) }
+}
+
+// WithoutDeferTaskrun creates the ring without SINGLE_ISSUER|DEFER_TASKRUN.
+func WithoutDeferTaskrun() Option { return func(c *config) { c.noDefer = true } }
+
+// WithCloseWait bounds how long Close waits for tasks and operations to
+// finish before stopping the remaining tasks (default 2s).
+func WithCloseWait(d time.Duration) Option { return func(c *config) { c.closeWait = d } }
+
+// maxDepth bounds how many coroutines a parking task may resume inside
+// itself before handing back to its resumer.
+const maxDepth = 4
+
+// Executor runs tasks on one locked OS thread and one Ring.
+type Executor struct {
+	ring *uring.Ring
+	cqes []sys.CQE
+
+	readyq       fifo[*T]
+	newq         fifo[*T]
+	idle         []*worker
+	depth        int // coroutines resumed inside one another right now
+	readyOnStack int // woken tasks that are on the resume stack
+	ticks        uint32
+
+	slots []*opSlot
+	free  []uint32
+	busy  int // slots in use (ops with CQEs outstanding)
+
+	live  T // sentinel of the list of unfinished tasks
+	nlive int
+
+	closing    bool
+	forced     bool
+	closeStart time.Time
+	closeWait  time.Duration
+
+	// Work from other goroutines and executors.
+	mu       sync.Mutex
+	inbox    []remoteMsg
+	spare    []remoteMsg
+	inboxN   atomic.Int32
+	sleeping atomic.Bool
+	wakeSent atomic.Bool
+	closeReq atomic.Bool
+	done     chan struct{}
+	ringFd   int
+
+	rt *Runtime
+	id int
+}
+
+// NewExecutor starts an executor: a goroutine locked to its OS thread that
+// creates the ring on that thread and runs tasks until Close.
+func NewExecutor(opts ...Option) (*Executor, error) {
+	c := config{entries: 1024, closeWait: 2 * time.Second}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.entries == 0 || c.entries > uring.MaxEntries {
+		return nil, &ArgError{"NewExecutor", "WithEntries", "must be between 1 and 32768"}
+	}
+	ex := &Executor{done: make(chan struct{}), closeWait: c.closeWait}
+	ex.live.lnext, ex.live.lprev = &ex.live, &ex.live
+	started := make(chan error, 1)
+	go ex.main(&c, started)
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return ex, nil
+}
+
+func newRing(c *config) (*uring.Ring, error) {
+	cq := uring.WithCQSize(min(c.entries*4, uring.MaxCQEntries))
+	if !c.noDefer {
+		opts := append([]uring.Option{cq, uring.WithSingleIssuer(), uring.WithDeferTaskrun()}, c.ringOpts...)
+		if r, err := uring.New(c.entries, opts...); err == nil {
+			return r, nil
+		}
+	}
+	return uring.New(c.entries, append([]uring.Option{cq}, c.ringOpts...)...)
+}
+
+func (ex *Executor) main(c *config, started chan<- error) {
+	// Never unlocked: the thread ends with this goroutine, so nothing else
+	// ever runs on the thread that owns the SINGLE_ISSUER ring.
+	runtime.LockOSThread()
+	r, err := newRing(c)
+	if err != nil {
+		started <- err
+		return
+	}
+	ex.ring = r
+	ex.ringFd = r.Fd()
+	ex.cqes = make([]sys.CQE, 256)
+	started <- nil
+	ex.loop()
+	ex.shutdown()
+	close(ex.done)
+}
+
+// Ring returns the executor's ring, for registrations (files, buffers)
+// made from a task on this executor. Do not submit or reap on it.
+func (ex *Executor) Ring() *uring.Ring { return ex.ring }
+
+// loop is the bottom of the resume stack.
+func (ex *Executor) loop() {
+	for {
+		ex.drain()
+		if ex.closing && ex.closeStep() {
+			return
+		}
+		ex.tick()
+		switch {
+		case ex.readyq.len() > 0:
+			ex.resume(ex.readyq.pop())
+		case ex.newq.len() > 0:
+			ex.startNew()
+		default:
+			ex.poll(!ex.closing)
+			if ex.closing {
+				ex.pollClosing()
+			}
+		}
+	}
+}
+
+// tick submits and reaps now and then while tasks stay runnable, so that
+// queued SQEs are not held back by a busy run queue.
+func (ex *Executor) tick() {
+	ex.ticks++
+	if ex.ticks&127 == 0 {
+		ex.poll(false)
+	}
+}
+
+func (ex *Executor) runnable() bool {
+	return ex.readyq.len() > 0 || ex.newq.len() > 0 || ex.readyOnStack > 0
+}
+
+// resume switches into a parked task's coroutine until it parks or ends.
+func (ex *Executor) resume(t *T) {
+	t.ready = false
+	t.onStack = true
+	ex.depth++
+	t.w.next()
+	ex.depth--
+}
+
+// startNew runs the next new task on an idle (or new) worker coroutine.
+func (ex *Executor) startNew() {
+	t := ex.newq.pop()
+	var w *worker
+	if n := len(ex.idle); n > 0 {
+		w = ex.idle[n-1]
+		ex.idle = ex.idle[:n-1]
+	} else {
+		w = ex.newWorker()
+	}
+	w.t, t.w = t, w
+	t.onStack = true
+	ex.depth++
+	w.next()
+	ex.depth--
+}
+
+// wake makes a parked task runnable. A task on the resume stack is only
+// marked: it sees the mark when control comes back to it.
+func (ex *Executor) wake(t *T) {
+	if t.ready || t.finished {
+		return
+	}
+	t.ready = true
+	t.parkTok++ // invalidates the task's other wait registrations
+	if t.onStack {
+		ex.readyOnStack++
+	} else {
+		ex.readyq.push(t)
+	}
+}
+
+// poll submits queued SQEs, waits for a CQE when block is set and nothing
+// is runnable, and dispatches what completed.
+func (ex *Executor) poll(block bool) {
+	ex.drain()
+	if ex.runnable() {
+		block = false
+	}
+	if block {
+		ex.sleeping.Store(true)
+		if ex.inboxN.Load() != 0 || ex.closeReq.Load() {
+			block = false
+		}
+	}
+	var err error
+	if block {
+		_, err = ex.ring.SubmitAndWait(1)
+		ex.sleeping.Store(false)
+		ex.wakeSent.Store(false)
+	} else {
+		ex.sleeping.Store(false)
+		_, err = ex.ring.Submit()
+	}
+	_ = err // EBUSY/EAGAIN: reap and retry on the next poll; EINTR is retried by the ring
+	ex.reap()
+}
+
+func (ex *Executor) reap() {
+	for {
+		n := ex.ring.Reap(ex.cqes)
+		for i := 0; i < n; i++ {
+			ex.complete(&ex.cqes[i])
+		}
+		if n < len(ex.cqes) {
+			return
+		}
+	}
+}
+
+// Close stops the executor: waiting tasks are woken with ErrClosed, their
+// operations cancelled and reaped, and the ring closed once every CQE came
+// back (or after the close wait, when operations the kernel cannot cancel
+// keep their memory referenced forever rather than freed under the
+// kernel). Safe to call more than once and from any goroutine.
+func (ex *Executor) Close() error {
+	if ex.closeReq.CompareAndSwap(false, true) {
+		ex.post(remoteMsg{kind: msgClose})
+	}
+	<-ex.done
+	return nil
+}
+
+// Done is closed when the executor has stopped.
+func (ex *Executor) Done() <-chan struct{} { return ex.done }
+
+// startClose begins the shutdown on the executor's thread.
+func (ex *Executor) startClose() {
+	if ex.closing {
+		return
+	}
+	ex.closing = true
+	ex.closeStart = time.Now()
+	if s, err := ex.ring.GetSQE(); err == nil {
+		fillCancelAll(s)
+	}
+	for t := ex.live.lnext; t != &ex.live; t = t.lnext {
+		ex.interrupt(t, ErrClosed)
+	}
+}
+
+// closeStep reports whether the shutdown is complete; past the close wait
+// it stops the tasks that are still parked.
+func (ex *Executor) closeStep() bool {
+	if ex.nlive == 0 && ex.busy == 0 {
+		return true
+	}
+	if ex.runnable() {
+		return false
+	}
+	if time.Since(ex.closeStart) < ex.closeWait {
+		// Keep nudging: tasks may have started new waits since.
+		for t := ex.live.lnext; t != &ex.live; t = t.lnext {
+			ex.interrupt(t, ErrClosed)
+		}
+		return false
+	}
+	if !ex.forced {
+		ex.forced = true
+		for ex.live.lnext != &ex.live {
+			t := ex.live.lnext
+			if t.w == nil { // never started
+				ex.unlinkLive(t)
+				t.finish(ErrClosed)
+				continue
+			}
+			t.w.stopped = true
+			t.w.stop()
+		}
+	}
+	return true
+}
+
+// pollClosing waits briefly for CQEs during shutdown.
+func (ex *Executor) pollClosing() {
+	if ex.busy > 0 && !ex.runnable() {
+		_, _ = ex.ring.SubmitAndWaitTimeout(1, 10*time.Millisecond)
+		ex.reap()
+	}
+}
+
+func (ex *Executor) shutdown() {
+	for _, w := range ex.idle {
+		w.stopped = true
+		w.stop()
+	}
+	ex.idle = nil
+	if ex.busy > 0 {
+		// Operations the kernel still runs keep their memory: park the slots
+		// where the collector never frees them.
+		limboMu.Lock()
+		limbo = append(limbo, ex.slots)
+		limboMu.Unlock()
+	}
+	_ = ex.ring.Close()
+	ex.mu.Lock()
+	msgs := ex.inbox
+	ex.inbox = nil
+	ex.mu.Unlock()
+	for _, m := range msgs {
+		if m.kind == msgSpawn {
+			m.t.finish(ErrClosed)
+		}
+	}
+}
+
+var (
+	limboMu sync.Mutex
+	limbo   [][]*opSlot
+)
+
+// worker is a pooled coroutine that runs tasks one after another.
+type worker struct {
+	ex      *Executor
+	t       *T
+	next    func() (struct{}, bool)
+	stop    func()
+	yield   func(struct{}) bool
+	stopped bool
+}
+
+func (ex *Executor) newWorker() *worker {
+	w := &worker{ex: ex}
+	w.next, w.stop = iter.Pull(w.body)
+	return w
+}
+
+func (w *worker) body(yield func(struct{}) bool) {
+	w.yield = yield
+	ex := w.ex
+	for {
+		w.run(w.t)
+		if w.stopped {
+			return
+		}
+		// Take the next new task here, without a switch.
+		if ex.readyOnStack == 0 && ex.newq.len() > 0 && !ex.closing {
+			t := ex.newq.pop()
+			w.t, t.w = t, w
+			t.onStack = true
+			continue
+		}
+		w.t = nil
+		ex.idle = append(ex.idle, w)
+		if !yield(struct{}{}) {
+			return
+		}
+	}
+}
+
+func (w *worker) run(t *T) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == errStop {
+				w.stopped = true
+				t.fail(ErrClosed)
+			} else {
+				t.fail(&PanicError{Value: p, Stack: stack()})
+			}
+		}
+		t.onStack = false
+		if !t.finished {
+			t.ex.unlinkLive(t)
+			t.finish(nil)
+		}
+	}()
+	t.body.run(t)
+}

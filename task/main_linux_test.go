@@ -1,0 +1,49 @@
+//go:build linux
+
+package task
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+// newExec starts an executor closed at the end of the test; it skips when
+// io_uring is unavailable.
+func newExec(tb testing.TB, opts ...Option) *Executor {
+	tb.Helper()
+	ex, err := NewExecutor(opts...)
+	if errors.Is(err, uring.ErrUnsupported) {
+		tb.Skipf("io_uring unavailable: %v", err)
+	}
+	require.NoError(tb, err)
+	tb.Cleanup(func() { require.NoError(tb, ex.Close()) })
+	return ex
+}
+
+// runTask runs fn as a task and returns its error (within 10s).
+func runTask(tb testing.TB, ex *Executor, fn func(t *T) error) error {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := Run(ex, ctx, func(t *T) (struct{}, error) { return struct{}{}, fn(t) })
+	return err
+}
+
+// pipe returns the fds of a pipe closed at the end of the test.
+func pipe(tb testing.TB) (r, w int) {
+	tb.Helper()
+	pr, pw, err := os.Pipe()
+	require.NoError(tb, err)
+	tb.Cleanup(func() { pr.Close(); pw.Close() })
+	return int(pr.Fd()), int(pw.Fd())
+}

@@ -1,0 +1,345 @@
+//go:build linux
+
+package task
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+)
+
+// user_data: slot index in the low 32 bits, generation in the high 32.
+// Indices from udInternal up are the executor's own SQEs.
+const (
+	udInternal    = 0xFFFFFF00
+	udIgnore      = uint64(0xFFFFFFFF)
+	udWake        = uint64(0xFFFFFFFE) // MSG_RING wakes from other threads
+	maxSlots      = udInternal
+	slotFdResult  = 1 << 0 // the result is a new fd: close it if the op was cancelled
+	slotZC        = 1 << 1 // zero-copy send: done on the notification CQE
+	slotMultishot = 1 << 2 // CQEs go to a handler until F_MORE drops
+)
+
+// opSlot keeps everything an operation lends the kernel reachable (and
+// pinned) until its last CQE.
+type opSlot struct {
+	idx   uint32
+	gen   uint32
+	inUse bool
+	kind  uint8
+
+	t         *T      // waiter; nil once nobody waits
+	out       *Result // where the final result goes
+	cancelled bool    // ASYNC_CANCEL sent for it
+	linkedTO  bool    // a LINK_TIMEOUT follows it
+	zcRes     int32
+	zcHave    bool
+	multi     multishotSink
+
+	pin    runtime.Pinner
+	pinned bool
+
+	// References the kernel may use until the CQE.
+	buf   []byte
+	bufs  [][]byte
+	iov   []unix.Iovec
+	path  []byte
+	path2 []byte
+	ptr   any
+	ts    sys.Timespec
+	lts   sys.Timespec // of the LINK_TIMEOUT
+	msg   unix.Msghdr
+	name  [128]byte
+}
+
+type multishotSink interface {
+	cqe(res int32, flags uint32)
+}
+
+func (sl *opSlot) ud() uint64 { return uint64(sl.gen)<<32 | uint64(sl.idx) }
+
+func (ex *Executor) allocSlot() *opSlot {
+	if n := len(ex.free); n > 0 {
+		sl := ex.slots[ex.free[n-1]]
+		ex.free = ex.free[:n-1]
+		sl.inUse = true
+		ex.busy++
+		return sl
+	}
+	if len(ex.slots) >= maxSlots {
+		return nil
+	}
+	sl := &opSlot{idx: uint32(len(ex.slots)), inUse: true}
+	ex.slots = append(ex.slots, sl)
+	ex.busy++
+	return sl
+}
+
+func (ex *Executor) freeSlot(sl *opSlot) {
+	if sl.pinned {
+		sl.pin.Unpin()
+		sl.pinned = false
+	}
+	sl.buf, sl.bufs, sl.ptr, sl.t, sl.out, sl.multi = nil, nil, nil, nil, nil, nil
+	sl.path, sl.path2 = sl.path[:0], sl.path2[:0]
+	for i := range sl.iov {
+		sl.iov[i] = unix.Iovec{}
+	}
+	sl.msg = unix.Msghdr{}
+	sl.kind, sl.cancelled, sl.linkedTO, sl.zcHave = 0, false, false, false
+	sl.inUse = false
+	sl.gen++
+	ex.busy--
+	ex.free = append(ex.free, sl.idx)
+}
+
+// pinBytes pins the memory behind b until the slot is freed.
+func (sl *opSlot) pinBytes(b []byte) {
+	if len(b) > 0 {
+		sl.pin.Pin(&b[0])
+		sl.pinned = true
+	}
+}
+
+func (sl *opSlot) pinPtr(p any) {
+	sl.pin.Pin(p)
+	sl.pinned = true
+}
+
+// complete dispatches one CQE.
+func (ex *Executor) complete(c *sys.CQE) {
+	idx := uint32(c.UserData)
+	if idx >= udInternal || int(idx) >= len(ex.slots) {
+		return
+	}
+	sl := ex.slots[idx]
+	if !sl.inUse || sl.gen != uint32(c.UserData>>32) {
+		return // stale: the slot moved on
+	}
+	more := c.Flags&sys.CQEFMore != 0
+	switch {
+	case sl.kind&slotMultishot != 0:
+		if sl.multi != nil {
+			sl.multi.cqe(c.Res, uint32(c.Flags))
+		}
+		if more {
+			return
+		}
+	case sl.kind&slotZC != 0:
+		if c.Flags&sys.CQEFNotif == 0 {
+			sl.zcRes, sl.zcHave = c.Res, true
+			if more {
+				return // the buffer is lent until the notification
+			}
+		}
+		if more {
+			return
+		}
+		ex.finishOp(sl, sl.zcRes, uint32(c.Flags))
+		return
+	}
+	ex.finishOp(sl, c.Res, uint32(c.Flags))
+}
+
+func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
+	if sl.kind&slotFdResult != 0 && sl.cancelled && res >= 0 {
+		// The task was told "cancelled": nobody will close this fd.
+		ex.closeFdAsync(int(res))
+		res = -int32(unix.ECANCELED)
+	}
+	t, out := sl.t, sl.out
+	if t != nil && t.peerBuf == &sl.name {
+		// Decode what the kernel wrote into the slot before it is reused.
+		t.peerBuf = nil
+		t.peer = getSockaddr(&sl.name, sl.msg.Namelen)
+		if t.msgOut {
+			t.oobn, t.rflags = int(sl.msg.Controllen), int(sl.msg.Flags)
+		}
+	}
+	ex.freeSlot(sl)
+	if out != nil {
+		*out = Result{Res: res, Flags: flags}
+	}
+	if t != nil {
+		t.pending--
+		if t.pending <= 0 {
+			ex.wake(t)
+		}
+	}
+}
+
+// closeFdAsync closes fd with an internal CLOSE SQE.
+func (ex *Executor) closeFdAsync(fd int) {
+	if s, err := ex.internalSQE(); err == nil {
+		*s = sys.SQE{Opcode: sys.OpClose, Fd: int32(fd), UserData: udIgnore}
+		return
+	}
+	_ = sys.Close(fd)
+}
+
+// internalSQE gets an SQE for the executor's own use, submitting to make room.
+func (ex *Executor) internalSQE() (*sys.SQE, error) {
+	for i := 0; ; i++ {
+		s, err := ex.ring.GetSQE()
+		if err != uring.ErrSQFull || i == 100 {
+			return s, err
+		}
+		_, _ = ex.ring.Submit()
+		ex.reap()
+	}
+}
+
+// cancelOp asks the kernel to cancel the op in sl (IORING_OP_ASYNC_CANCEL
+// by user_data); its CQE still comes and frees the slot.
+func (ex *Executor) cancelOp(sl *opSlot) {
+	if sl.cancelled || !sl.inUse {
+		return
+	}
+	sl.cancelled = true
+	if s, err := ex.internalSQE(); err == nil {
+		fillCancel(s, sl.ud())
+	}
+}
+
+// interrupt stops t's current wait with err (a cancelled context, Close).
+func (ex *Executor) interrupt(t *T, err error) {
+	if t.finished || t.ready {
+		return
+	}
+	switch t.parkKind {
+	case parkOp:
+		for _, sl := range t.ops() {
+			ex.cancelOp(sl)
+		}
+	case parkWait:
+		t.unjoin()
+		t.parkErr = err
+		ex.wake(t)
+	}
+}
+
+// ops lists the slots t waits for (one, or a chain's).
+func (t *T) ops() []*opSlot {
+	if t.chain != nil {
+		return t.chain
+	}
+	if t.op != nil {
+		t.one[0] = t.op
+		return t.one[:]
+	}
+	return nil
+}
+
+// sqe gets an SQE for an op of t, and a slot; n is how many SQEs the op
+// needs in a row (2 with a linked timeout).
+func (t *T) sqe(n uint32) (*sys.SQE, *opSlot, error) {
+	ex := t.ex
+	for i := 0; ex.ring.SQSpace() < n; i++ {
+		if i == 100 {
+			return nil, nil, uring.ErrSQFull
+		}
+		_, _ = ex.ring.Submit()
+		ex.reap()
+	}
+	s, err := ex.ring.GetSQE()
+	if err != nil {
+		if err == uring.ErrClosed {
+			err = ErrClosed
+		}
+		return nil, nil, err
+	}
+	sl := ex.allocSlot()
+	if sl == nil {
+		*s = sys.SQE{Opcode: sys.OpNop, UserData: udIgnore}
+		return nil, nil, uring.ErrSQFull
+	}
+	s.UserData = sl.ud()
+	return s, sl, nil
+}
+
+// start checks that t may await and hands out an SQE and a slot.
+func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
+	if err := t.check(); err != nil {
+		return nil, nil, &OpError{name, fd, err}
+	}
+	n := uint32(1)
+	if t.hasDeadline {
+		n = 2
+	}
+	s, sl, err := t.sqe(n)
+	if err != nil {
+		return nil, nil, &OpError{name, fd, err}
+	}
+	return s, sl, nil
+}
+
+// wait parks t until the op in sl completes and returns its result.
+func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, error) {
+	ex := t.ex
+	if t.hasDeadline {
+		ex.linkTimeout(s, sl, t.deadline)
+	}
+	sl.t, sl.out = t, &t.res
+	t.pending = 1
+	t.op = sl
+	t.parkKind = parkOp
+	t.park()
+	t.parkKind = parkNone
+	t.op = nil
+	r := t.res
+	if r.Res < 0 {
+		return r.Res, r.Flags, t.opErr(name, fd, r.Res, sl.linkedTO)
+	}
+	return r.Res, r.Flags, nil
+}
+
+// linkTimeout links a LINK_TIMEOUT for the deadline behind s.
+func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) {
+	lt, err := ex.ring.GetSQE()
+	if err != nil {
+		return // sqe reserved room for it; a closed ring fails the op anyway
+	}
+	d := time.Until(deadline)
+	if d < 0 {
+		d = 0
+	}
+	sl.lts = sys.Timespec{Sec: int64(d / time.Second), Nsec: int64(d % time.Second)}
+	s.Flags |= sys.SQEIOLink
+	*lt = sys.SQE{Opcode: sys.OpLinkTimeout, Fd: -1, Addr: sys.PtrAddr(&sl.lts), Len: 1, UserData: udIgnore}
+	sl.linkedTO = true
+}
+
+// opErr turns a negative result into an error; a cancellation becomes the
+// context's error (or ErrClosed).
+func (t *T) opErr(name string, fd int, res int32, linked bool) error {
+	errno := unix.Errno(-res)
+	if errno == unix.ECANCELED || errno == unix.EINTR {
+		switch {
+		case t.ex.closing:
+			return &OpError{name, fd, ErrClosed}
+		case t.ctx.Err() != nil:
+			return &OpError{name, fd, t.ctx.Err()}
+		case linked && !time.Now().Before(t.deadline):
+			return &OpError{name, fd, context.DeadlineExceeded}
+		}
+	}
+	return &OpError{name, fd, errno}
+}
+
+// Await submits the SQE prep fills (user_data is set afterwards) and waits
+// for its CQE. Memory the SQE points at is the caller's to keep alive and
+// pinned until Await returns; prefer the typed awaits, which do that.
+func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
+	s, sl, err := t.start("await", -1)
+	if err != nil {
+		return 0, 0, err
+	}
+	prep(s)
+	s.UserData = sl.ud()
+	return t.wait(s, sl, "await", int(s.Fd))
+}

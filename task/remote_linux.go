@@ -1,0 +1,119 @@
+//go:build linux
+
+package task
+
+import (
+	"sync"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+)
+
+const (
+	msgSpawn uint8 = iota // start t
+	msgPoke               // t's context is done: interrupt its wait
+	msgWake               // wake t if still parked with tok
+	msgClose              // begin the shutdown
+	msgFunc               // run fn on the executor's thread
+)
+
+type remoteMsg struct {
+	kind uint8
+	tok  uint32
+	t    *T
+	fn   func()
+}
+
+// post hands m to the executor from any goroutine (or another executor)
+// and wakes it if it sleeps in the kernel.
+func (ex *Executor) post(m remoteMsg) {
+	ex.mu.Lock()
+	ex.inbox = append(ex.inbox, m)
+	ex.inboxN.Add(1)
+	ex.mu.Unlock()
+	// Pairs with poll: it sets sleeping, then checks inboxN, then blocks.
+	if ex.sleeping.Load() && ex.wakeSent.CompareAndSwap(false, true) {
+		ex.sendWake()
+	}
+}
+
+// sendWake posts a CQE to the executor's ring: IORING_REGISTER_SEND_MSG_RING
+// (6.13, no ring needed), else a MSG_RING from a shared helper ring.
+func (ex *Executor) sendWake() {
+	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(ex.ringFd), Addr: sys.MsgData, Off: udWake}
+	if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err == nil {
+		return
+	}
+	helperMu.Lock()
+	defer helperMu.Unlock()
+	if helper == nil {
+		r, err := uring.New(8)
+		if err != nil {
+			return
+		}
+		helper = r
+	}
+	if s, err := helper.GetSQE(); err == nil {
+		*s = msg
+		s.OpFlags = sys.MsgRingCQESkip
+		_, _ = helper.Submit()
+	}
+}
+
+var (
+	helperMu sync.Mutex
+	helper   *uring.Ring
+)
+
+// drain takes the messages other goroutines posted.
+func (ex *Executor) drain() {
+	if ex.inboxN.Load() == 0 {
+		return
+	}
+	ex.mu.Lock()
+	msgs := ex.inbox
+	ex.inbox = ex.spare[:0]
+	ex.inboxN.Store(0)
+	ex.mu.Unlock()
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.kind {
+		case msgSpawn:
+			if ex.closing {
+				m.t.finish(ErrClosed)
+			} else {
+				ex.linkLive(m.t)
+				ex.newq.push(m.t)
+			}
+		case msgPoke:
+			if t := m.t; !t.finished && t.ctx.Err() != nil {
+				ex.interrupt(t, t.ctx.Err())
+			}
+		case msgWake:
+			if t := m.t; !t.finished && t.parkTok == m.tok && t.parkKind == parkWait {
+				ex.wake(t)
+			}
+		case msgClose:
+			ex.startClose()
+		case msgFunc:
+			m.fn()
+		}
+		*m = remoteMsg{}
+	}
+	ex.spare = msgs[:0]
+}
+
+// Do runs fn on the executor's thread (outside any task) and waits for it.
+func (ex *Executor) Do(fn func()) error {
+	if ex.closeReq.Load() {
+		return ErrClosed
+	}
+	done := make(chan struct{})
+	ex.post(remoteMsg{kind: msgFunc, fn: func() { fn(); close(done) }})
+	select {
+	case <-done:
+		return nil
+	case <-ex.done:
+		return ErrClosed
+	}
+}

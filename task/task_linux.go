@@ -1,0 +1,391 @@
+//go:build linux
+
+package task
+
+import (
+	"context"
+	"net/netip"
+	"runtime/debug"
+	"time"
+)
+
+// T is a task's handle: every await is a method of it (or takes it). It is
+// valid only inside the task's own function, on its executor.
+type T struct {
+	ex   *Executor
+	w    *worker
+	body runner
+
+	ctx         context.Context
+	stopCtx     func() bool
+	hasDeadline bool
+	deadline    time.Time
+
+	// Scheduling state, touched only on the executor's thread.
+	ready    bool // woken, not yet resumed
+	onStack  bool // running, or resuming another coroutine inside its park
+	finished bool
+	parkKind uint8
+	parkTok  uint32 // bumped on every wake: stale wait registrations see it
+	parkErr  error
+	op       *opSlot   // the op a parkOp task waits for
+	chain    []*opSlot // the ops of a link chain it waits for
+	one      [1]*opSlot
+	pending  int     // CQEs it still waits for
+	res      Result
+
+	// Outputs an op's slot holds that are decoded before the slot is freed.
+	peerBuf *[128]byte
+	peer    netip.AddrPort
+	msgOut  bool
+	oobn    int
+	rflags  int
+
+	joiner  *T   // one joiner (the common case)
+	joiners []*T // more joiners
+	waitFor *T   // the task it joins
+	hook    doneHook
+
+	lprev, lnext *T // list of unfinished tasks
+	doneCh       chan struct{}
+}
+
+const (
+	parkNone uint8 = iota
+	parkYield
+	parkOp   // waits for CQEs: cancelled with ASYNC_CANCEL
+	parkWait // waits on a task, channel or group: interrupted directly
+)
+
+// Result is the outcome of one CQE.
+type Result struct {
+	Res   int32
+	Flags uint32
+}
+
+type runner interface {
+	run(t *T)
+	fail(err error)
+}
+
+type doneHook interface{ taskDone(t *T) }
+
+// Context returns the task's context.
+func (t *T) Context() context.Context { return t.ctx }
+
+// Executor returns the executor the task runs on.
+func (t *T) Executor() *Executor { return t.ex }
+
+// Handle joins a task and holds its typed result.
+type Handle[R any] struct {
+	t   T
+	fn  func(*T) (R, error)
+	res R
+	err error
+}
+
+func (h *Handle[R]) run(t *T) {
+	h.res, h.err = h.fn(t)
+	h.fn = nil
+}
+
+func (h *Handle[R]) fail(err error) {
+	if h.err == nil {
+		h.err = err
+	}
+	h.fn = nil
+}
+
+// Done reports whether the task has finished.
+func (h *Handle[R]) Done() bool { return h.t.finished }
+
+// Spawn starts fn as a new task on t's executor, with t's context. It
+// returns at once; the task runs when t parks or yields.
+func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
+	return SpawnContext(t, t.ctx, fn)
+}
+
+// SpawnContext is Spawn with the new task's own context: its cancellation
+// cancels the operation the task waits on.
+func SpawnContext[R any](t *T, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+	h := &Handle[R]{fn: fn}
+	ex := t.ex
+	h.t.init(ex, h, ctx)
+	if ex.closing {
+		h.t.finish(ErrClosed)
+		return h
+	}
+	ex.linkLive(&h.t)
+	ex.newq.push(&h.t)
+	return h
+}
+
+// SpawnOn starts fn on ex from any goroutine; wait with h.Wait.
+func SpawnOn[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+	h := &Handle[R]{fn: fn}
+	h.t.init(ex, h, ctx)
+	h.t.doneCh = make(chan struct{})
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ex.post(remoteMsg{kind: msgSpawn, t: &h.t})
+	return h
+}
+
+// Run runs fn on ex and waits for it from any goroutine; ctx cancels both
+// the wait and the task's operations.
+func Run[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, error) {
+	return SpawnOn(ex, ctx, fn).Wait(ctx)
+}
+
+func (t *T) init(ex *Executor, body runner, ctx context.Context) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t.ex, t.body, t.ctx = ex, body, ctx
+	t.setCtx(ctx)
+}
+
+// setCtx adopts ctx for the task's next awaits: a deadline becomes a
+// LINK_TIMEOUT on each op; a cancellation pokes the executor.
+func (t *T) setCtx(ctx context.Context) {
+	t.ctx = ctx
+	t.deadline, t.hasDeadline = ctx.Deadline()
+	if t.stopCtx != nil {
+		t.stopCtx()
+		t.stopCtx = nil
+	}
+	if ctx.Done() != nil {
+		ex := t.ex
+		t.stopCtx = context.AfterFunc(ctx, func() { ex.post(remoteMsg{kind: msgPoke, t: t}) })
+	}
+}
+
+// Join waits for the task of h to finish and returns its result. A panic
+// in the task is returned as *PanicError. A cancelled t stops waiting with
+// its context's error (the joined task keeps running).
+func (h *Handle[R]) Join(t *T) (R, error) {
+	if !h.t.finished {
+		if err := t.waitTask(&h.t); err != nil {
+			var zero R
+			return zero, err
+		}
+	}
+	return h.res, h.err
+}
+
+// Wait waits from an ordinary goroutine for a task started with SpawnOn.
+func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
+	if h.t.doneCh == nil {
+		var zero R
+		return zero, &ArgError{"Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)"}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	select {
+	case <-h.t.doneCh:
+		return h.res, h.err
+	case <-ctx.Done():
+		var zero R
+		return zero, ctx.Err()
+	}
+}
+
+func (t *T) waitTask(u *T) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if u.ex != t.ex {
+		return t.waitRemote(u)
+	}
+	if u.joiner == nil {
+		u.joiner = t
+	} else {
+		u.joiners = append(u.joiners, t)
+	}
+	t.waitFor = u
+	err := t.parkOn(parkWait)
+	t.waitFor = nil
+	return err
+}
+
+// waitRemote joins a task of another executor: park until its done channel
+// is closed (a helper goroutine turns that into a wake).
+func (t *T) waitRemote(u *T) error {
+	if u.doneCh == nil {
+		return &ArgError{"Join", "h", "belongs to another executor and was not started with SpawnOn"}
+	}
+	select {
+	case <-u.doneCh:
+		return nil
+	default:
+	}
+	ex, tok := t.ex, t.parkTok
+	go func() {
+		<-u.doneCh
+		ex.post(remoteMsg{kind: msgWake, t: t, tok: tok})
+	}()
+	return t.parkOn(parkWait)
+}
+
+// unjoin removes t from the joiners of the task it waits for.
+func (t *T) unjoin() {
+	u := t.waitFor
+	if u == nil {
+		return
+	}
+	t.waitFor = nil
+	if u.joiner == t {
+		u.joiner = nil
+		return
+	}
+	for i, j := range u.joiners {
+		if j == t {
+			u.joiners = append(u.joiners[:i], u.joiners[i+1:]...)
+			return
+		}
+	}
+}
+
+func (t *T) fail(err error) { t.body.fail(err) }
+
+// finish marks t done and wakes whoever waits for it.
+func (t *T) finish(err error) {
+	if err != nil {
+		t.body.fail(err)
+	}
+	t.finished = true
+	if t.stopCtx != nil {
+		t.stopCtx()
+		t.stopCtx = nil
+	}
+	ex := t.ex
+	if j := t.joiner; j != nil {
+		t.joiner = nil
+		j.waitFor = nil
+		ex.wake(j)
+	}
+	for _, j := range t.joiners {
+		j.waitFor = nil
+		ex.wake(j)
+	}
+	t.joiners = nil
+	if t.hook != nil {
+		t.hook.taskDone(t)
+	}
+	if t.doneCh != nil {
+		close(t.doneCh)
+	}
+}
+
+func (ex *Executor) linkLive(t *T) {
+	t.lprev, t.lnext = ex.live.lprev, &ex.live
+	ex.live.lprev.lnext = t
+	ex.live.lprev = t
+	ex.nlive++
+}
+
+func (ex *Executor) unlinkLive(t *T) {
+	if t.lnext == nil {
+		return
+	}
+	t.lprev.lnext = t.lnext
+	t.lnext.lprev = t.lprev
+	t.lprev, t.lnext = nil, nil
+	ex.nlive--
+}
+
+// check returns the error an await must fail with before it starts.
+func (t *T) check() error {
+	if t.ex.closing {
+		return ErrClosed
+	}
+	if t.stopCtx != nil {
+		return t.ctx.Err()
+	}
+	return nil
+}
+
+// parkOn parks t until woken; it returns the error it was woken with.
+func (t *T) parkOn(kind uint8) error {
+	t.parkKind = kind
+	t.parkErr = nil
+	t.park()
+	t.parkKind = parkNone
+	err := t.parkErr
+	t.parkErr = nil
+	return err
+}
+
+// park gives the thread away until t is woken. While nothing else can run
+// it polls the ring itself; while another task is ready it resumes it
+// inside itself (one switch instead of two through the executor), up to
+// maxDepth; otherwise it yields to whoever resumed it.
+func (t *T) park() {
+	ex := t.ex
+	for {
+		if t.ready {
+			t.ready = false
+			ex.readyOnStack--
+			return
+		}
+		if ex.readyOnStack > 0 {
+			break // a task below us on the stack is ready: unwind to it
+		}
+		if ex.depth < maxDepth {
+			if ex.readyq.len() > 0 {
+				ex.resume(ex.readyq.pop())
+				ex.tick()
+				continue
+			}
+			if ex.newq.len() > 0 && !ex.closing {
+				ex.startNew()
+				ex.tick()
+				continue
+			}
+		} else if ex.readyq.len() > 0 || ex.newq.len() > 0 {
+			break
+		}
+		if ex.closing || ex.closeReq.Load() {
+			break // let the executor's loop run the shutdown
+		}
+		ex.poll(true)
+	}
+	t.onStack = false
+	if !t.w.yield(struct{}{}) {
+		panic(errStop)
+	}
+}
+
+// Yield lets the other runnable tasks run before t continues.
+func (t *T) Yield() {
+	ex := t.ex
+	ex.tick()
+	if !ex.runnable() {
+		return
+	}
+	t.ready = true
+	ex.readyq.push(t)
+	t.onStack = false
+	t.parkKind = parkYield
+	if !t.w.yield(struct{}{}) {
+		panic(errStop)
+	}
+	t.parkKind = parkNone
+}
+
+// Scope runs fn with ctx as the task's context: its cancellation or
+// deadline applies to the awaits inside fn (per-operation cancellation).
+// ctx should derive from t.Context() to keep the task's own cancellation.
+func (t *T) Scope(ctx context.Context, fn func(t *T) error) error {
+	if ctx == nil {
+		return &ArgError{"Scope", "ctx", "is nil"}
+	}
+	prev := t.ctx
+	t.setCtx(ctx)
+	defer t.setCtx(prev)
+	return fn(t)
+}
+
+func stack() []byte { return debug.Stack() }
