@@ -30,13 +30,13 @@ func unavailable(err error) error {
 	setting := strings.TrimSpace(string(v))
 	switch {
 	case rerr == nil && setting == "2":
-		return fmt.Errorf("%w: kernel.io_uring_disabled = 2 disables io_uring for every process (%v)", ErrUnsupported, err)
+		return fmt.Errorf("%w: kernel.io_uring_disabled = 2 disables io_uring for every process (%w)", ErrUnsupported, err)
 	case rerr == nil && setting == "1" && errno == syscall.EPERM:
-		return fmt.Errorf("%w: kernel.io_uring_disabled = 1 allows io_uring only to CAP_SYS_ADMIN or the group in kernel.io_uring_group (%v)", ErrUnsupported, err)
+		return fmt.Errorf("%w: kernel.io_uring_disabled = 1 allows io_uring only to CAP_SYS_ADMIN or the group in kernel.io_uring_group (%w)", ErrUnsupported, err)
 	case errno == syscall.ENOSYS && os.IsNotExist(rerr):
-		return fmt.Errorf("%w: the kernel has no io_uring (built without CONFIG_IO_URING, or older than 5.1) or a seccomp filter returns ENOSYS (%v)", ErrUnsupported, err)
+		return fmt.Errorf("%w: the kernel has no io_uring (built without CONFIG_IO_URING, or older than 5.1) or a seccomp filter returns ENOSYS (%w)", ErrUnsupported, err)
 	default:
-		return fmt.Errorf("%w: kernel.io_uring_disabled = %s, so a seccomp filter (container runtime or sandbox) likely denies io_uring_setup (%v)", ErrUnsupported, orUnknown(setting), err)
+		return fmt.Errorf("%w: kernel.io_uring_disabled = %s, so a seccomp filter (container runtime or sandbox) likely denies io_uring_setup (%w)", ErrUnsupported, orUnknown(setting), err)
 	}
 }
 
