@@ -3,6 +3,7 @@
 package reg_test
 
 import (
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sys"
 )
@@ -106,4 +108,23 @@ func errno(t *testing.T, res int32) unix.Errno {
 	t.Helper()
 	require.Less(t, res, int32(0), "expected an error result")
 	return unix.Errno(-res)
+}
+
+// requireRegister checks err is nil; a kernel older than the release that
+// added op, answering EINVAL, skips instead (with the reason).
+func requireRegister(t *testing.T, err error, op sys.RegisterOp) {
+	t.Helper()
+	if errors.Is(err, unix.EINVAL) {
+		if ok, kerr := feature.KernelAtLeast(op.Since()); kerr == nil && !ok {
+			t.Skipf("%v needs Linux %s; this is %s: %v", op, op.Since(), feature.KernelRelease(), err)
+		}
+	}
+	require.NoError(t, err, "%v", op)
+}
+
+// idxTarget is a ring addressed by its registered index.
+type idxTarget int
+
+func (i idxTarget) RegisterTarget() (int, sys.RegisterOp) {
+	return int(i), sys.RegisterUseRegisteredRing
 }

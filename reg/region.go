@@ -31,10 +31,10 @@ func RegisterWaitRegion(t Target, n int) (*Region, error) {
 	if n <= 0 || size > 1<<20 {
 		return nil, argErr("RegisterWaitRegion", "n", eq(n)+" is not in [1, 16384]")
 	}
-	return registerRegion("RegisterWaitRegion", t, size, sys.MemRegionRegWaitArg)
+	return registerRegion("RegisterWaitRegion", t, size, sys.MemRegionRegWaitArg, n)
 }
 
-func registerRegion(fn string, t Target, size int, flags uint64) (*Region, error) {
+func registerRegion(fn string, t Target, size int, flags uint64, waits int) (*Region, error) {
 	m, err := mapAnon(fn, size, false)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func registerRegion(fn string, t Target, size int, flags uint64) (*Region, error
 	}
 	r := &Region{m: m}
 	if flags&sys.MemRegionRegWaitArg != 0 {
-		r.waits = offheap.View[sys.RegWait](m.mem, 0, len(m.mem)/int(sys.SizeOf[sys.RegWait]()))
+		r.waits = offheap.View[sys.RegWait](m.mem, 0, waits)
 	}
 	return r, nil
 }
