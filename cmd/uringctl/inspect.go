@@ -244,5 +244,9 @@ func unavailableText(parts []string, attempts int) string {
 			what[i] = p
 		}
 	}
-	return fmt.Sprintf("%s unavailable: kernel could not take the ring lock (%d reads)", strings.Join(what, ", "), attempts)
+	reads := "reads"
+	if attempts == 1 {
+		reads = "read"
+	}
+	return fmt.Sprintf("%s unavailable: kernel could not take the ring lock (%d %s)", strings.Join(what, ", "), attempts, reads)
 }

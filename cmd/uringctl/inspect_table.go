@@ -31,7 +31,11 @@ func inspectTable(w io.Writer, rep inspectReport, rates bool) {
 		} else {
 			fmt.Fprint(tw, "?\t")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t", sqpollText(r.SQPoll), napiText(r.NAPI, r.SQ != nil))
+		sqpoll := sqpollText(r.SQPoll)
+		if r.SQ == nil {
+			sqpoll = "?"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", sqpoll, napiText(r.NAPI, r.SQ != nil))
 		if rates {
 			if r.Rates != nil {
 				fmt.Fprintf(tw, "%.0f\t%.0f\t", r.Rates.SQEsPerSec, r.Rates.CQEsPerSec)

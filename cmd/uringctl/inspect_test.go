@@ -66,6 +66,21 @@ func TestInspectFlagsAnywhere(t *testing.T) {
 
 func TestUnavailableText(t *testing.T) {
 	require.Empty(t, unavailableText(nil, 1))
+	require.Equal(t, "ring unavailable: kernel could not take the ring lock (1 read)", unavailableText([]string{"ring"}, 1))
 	s := unavailableText([]string{"files", "buffers"}, 5)
 	require.True(t, strings.HasPrefix(s, "file list, buffer list unavailable: kernel could not take the ring lock (5 reads)"), s)
+}
+
+func TestInspectTableUnavailable(t *testing.T) {
+	var b bytes.Buffer
+	inspectTable(&b, inspectReport{Rings: []inspectRing{{PID: 7, Comm: "x", FD: 3, Unavailable: []string{"ring"}, Attempts: 5}}}, true)
+	lines := strings.Split(b.String(), "\n")
+	require.Len(t, lines, 4)
+	f := strings.Fields(lines[2])
+	require.Equal(t, []string{"7", "x", "3"}, f[:3])
+	for _, c := range f[3:19] {
+		require.Equal(t, "?", c, lines[2])
+	}
+	require.Equal(t, []string{"-", "-"}, f[19:21], "no rates yet")
+	require.Contains(t, lines[2], "ring unavailable: kernel could not take the ring lock (5 reads)")
 }
