@@ -120,5 +120,6 @@ func (l *Loop) finish() {
 	if l.closeErr == nil && err != nil && !errors.Is(err, uring.ErrClosed) {
 		l.closeErr = err
 	}
+	l.owner.Store(0) // the thread is unlocked next and may run anything
 	close(l.done)
 }

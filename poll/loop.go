@@ -44,6 +44,9 @@ type Loop struct {
 	cancelEach bool
 	closeStart time.Time
 	fatal      error
+	batchWait  bool // WaitBatch > 1 with IORING_FEAT_MIN_TIMEOUT: waitMin
+	waitTs     sys.Timespec
+	waitArg    sys.GeteventsArg
 	pipeArmed  bool
 	wakeBuf    [64]byte
 
@@ -66,6 +69,7 @@ type Loop struct {
 	pipeR     *os.File // read end, armed in the ring
 	pipeRFd   int
 	pipeW     *os.File
+	owner     atomic.Int64 // the loop thread's tid while the loop runs, else 0
 	kicks     atomic.Uint64
 	violation atomic.Int64 // ring calls off the loop thread (checkThread)
 }
@@ -107,6 +111,7 @@ func (l *Loop) run(errc chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := l.start(); err != nil {
+		l.owner.Store(0)
 		errc <- err
 		return
 	}
@@ -118,6 +123,7 @@ func (l *Loop) run(errc chan<- error) {
 // start creates the ring and the wakeup path, on the loop thread.
 func (l *Loop) start() error {
 	l.tid = sys.Gettid()
+	l.owner.Store(int64(l.tid))
 	r, err := uring.New(l.cfg.Entries, l.cfg.ringOptions()...)
 	if err != nil {
 		if l.cfg.Strategy == HybridIOPoll && errors.Is(err, syscall.EINVAL) {
@@ -133,6 +139,10 @@ func (l *Loop) start() error {
 		l.grow()
 	}
 	l.st.Strategy = l.strategy.String()
+	l.batchWait = l.cfg.WaitBatch > 1 && r.Features()&sys.FeatMinTimeout != 0 && r.Fd() >= 0
+	if l.cfg.WaitBatch > 1 && !l.batchWait {
+		l.cfg.WaitBatch = 1 // no min-timeout: never hold a ready CQE back
+	}
 	if l.iopoll {
 		return nil // never sleeps in the kernel: parked loops are woken in Go
 	}
@@ -322,7 +332,12 @@ func (l *Loop) waitKernel() {
 		timeout = min(timeout, recancelEvery)
 	}
 	t0 := time.Now()
-	_, err := l.ring.WaitCQEsTimeout(l.cfg.WaitBatch, timeout, l.cfg.MinWait)
+	var err error
+	if l.batchWait {
+		err = l.waitMin(timeout)
+	} else {
+		_, err = l.ring.WaitCQEsTimeout(l.cfg.WaitBatch, timeout, l.cfg.MinWait)
+	}
 	l.st.BlockNanos += int64(time.Since(t0))
 	l.st.Waits++
 	l.st.Enters++

@@ -162,9 +162,9 @@ func (l *Loop) Run(fn func()) error {
 	return err
 }
 
-// onLoop reports whether the caller runs on the loop thread (the loop's
-// goroutine is the only one its locked thread runs).
-func (l *Loop) onLoop() bool { return sys.Gettid() == l.tid }
+// onLoop reports whether the caller runs on the loop thread (while the
+// loop runs, its goroutine is the only one its locked thread runs).
+func (l *Loop) onLoop() bool { return int64(sys.Gettid()) == l.owner.Load() }
 
 // enqueue appends m to the loop's queue and wakes the loop if it sleeps.
 func (l *Loop) enqueue(m msg) error {

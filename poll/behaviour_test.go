@@ -1,0 +1,389 @@
+//go:build linux
+
+package poll
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// rawFd returns f's descriptor without switching it to blocking mode.
+func rawFd(t testing.TB, f *os.File) int {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	require.NoError(t, err)
+	fd := -1
+	require.NoError(t, rc.Control(func(p uintptr) { fd = int(p) }))
+	return fd
+}
+
+// pipe returns the read end's fd of a pipe nobody writes (closed at the end
+// of the test) and the write end.
+func pipe(t testing.TB) (int, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return rawFd(t, r), w
+}
+
+func prepRead(fd int, buf []byte) func(*sys.SQE) error {
+	return func(s *sys.SQE) error {
+		*s = sys.SQE{Opcode: sys.OpRead, Fd: int32(fd), Addr: sys.SliceAddr(buf), Len: uint32(len(buf)), Off: ^uint64(0)}
+		return nil
+	}
+}
+
+// waitInFlight polls Stats until n operations are in flight.
+func waitInFlight(t *testing.T, l *Loop, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Stats().InFlight < n {
+		require.True(t, time.Now().Before(deadline), "only %d of %d in flight", l.Stats().InFlight, n)
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestShutdownInFlight: Close with 1,000 reads in flight on pipes nobody
+// writes: every waiter gets ErrClosed, in bounded time, and the loop waits
+// for every CQE before closing the ring.
+func TestShutdownInFlight(t *testing.T) {
+	for _, st := range []Strategy{Block, Spin, Hybrid, SQPoll} {
+		t.Run(st.String(), func(t *testing.T) {
+			l, err := New(Config{Strategy: st, Entries: 64})
+			require.NoError(t, err)
+			var fds [8]int
+			for i := range fds {
+				fds[i], _ = pipe(t)
+			}
+			const n = 1000
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			bufs := make([][]byte, n)
+			for i := 0; i < n; i++ {
+				bufs[i] = make([]byte, 16)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = l.Do(context.Background(), prepRead(fds[i%len(fds)], bufs[i]))
+				}()
+			}
+			waitInFlight(t, l, n)
+			t0 := time.Now()
+			require.NoError(t, l.Close())
+			wg.Wait()
+			took := time.Since(t0)
+			for i, err := range errs {
+				require.ErrorIs(t, err, uring.ErrClosed, "waiter %d", i)
+			}
+			require.Less(t, took, 3*time.Second)
+			s := l.Stats() // final counters
+			require.Equal(t, 0, s.InFlight)
+			require.Equal(t, uint64(n), s.Completed)
+			require.NotZero(t, s.Cancels)
+			_, err = l.Do(context.Background(), prepNop)
+			require.ErrorIs(t, err, uring.ErrClosed)
+			require.ErrorIs(t, l.Close(), uring.ErrClosed)
+			require.ErrorIs(t, l.Go(prepNop, func(Result, error) {}), uring.ErrClosed)
+			require.ErrorIs(t, l.Run(func() {}), uring.ErrClosed)
+			t.Logf("closed with %d in flight in %v", n, took)
+		})
+	}
+}
+
+// TestSQPollIdleGaps: ops separated by gaps longer than the SQ thread's
+// idle time: the thread sleeps between bursts and Submit wakes it.
+func TestSQPollIdleGaps(t *testing.T) {
+	l := newLoop(t, Config{Strategy: SQPoll, SQPollIdle: 10 * time.Millisecond})
+	for burst := 0; burst < 5; burst++ {
+		time.Sleep(30 * time.Millisecond)
+		for i := 0; i < 20; i++ {
+			res, err := l.Do(context.Background(), prepNop)
+			require.NoError(t, err)
+			require.Equal(t, int32(0), res.Res)
+		}
+	}
+	s := l.Stats()
+	require.Equal(t, uint64(100), s.Completed)
+	require.GreaterOrEqual(t, s.SQWakeups, uint64(4), "the SQ thread must have slept in the gaps")
+}
+
+// TestIOPollODirect: an O_DIRECT read on an IOPOLL loop on a device
+// without poll queues returns EOPNOTSUPP, clearly, instead of hanging.
+func TestIOPollODirect(t *testing.T) {
+	for _, st := range []Strategy{IOPoll, HybridIOPoll} {
+		t.Run(st.String(), func(t *testing.T) {
+			l := newLoop(t, Config{Strategy: st})
+			path := filepath.Join(t.TempDir(), "data")
+			require.NoError(t, os.WriteFile(path, make([]byte, 1<<16), 0o600))
+			f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECT, 0)
+			if errors.Is(err, unix.EINVAL) {
+				t.Skipf("the filesystem of %s rejects O_DIRECT (EINVAL)", path)
+			}
+			require.NoError(t, err)
+			defer f.Close()
+			buf := alignedBuf(4096)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			res, err := l.Do(ctx, func(s *sys.SQE) error {
+				*s = sys.SQE{Opcode: sys.OpRead, Fd: int32(rawFd(t, f)), Addr: sys.SliceAddr(buf), Len: 4096}
+				return nil
+			})
+			if err == nil {
+				require.Equal(t, int32(4096), res.Res, "the device polls: the read must succeed")
+				t.Skip("this block device has poll queues: IOPOLL reads succeed")
+			}
+			require.ErrorIs(t, err, unix.EOPNOTSUPP)
+			var oe *OpError
+			require.ErrorAs(t, err, &oe)
+			require.Equal(t, sys.OpRead, oe.Op)
+			require.Contains(t, err.Error(), "poll queues")
+			require.Equal(t, -int32(unix.EOPNOTSUPP), res.Res)
+			// The loop keeps working afterwards.
+			_, err = l.Do(context.Background(), prepNop)
+			require.NoError(t, err)
+		})
+	}
+}
+
+// alignedBuf returns n bytes aligned to 4096 for O_DIRECT.
+func alignedBuf(n int) []byte {
+	b := make([]byte, n+4096)
+	off := int(4096 - sys.SliceAddr(b)%4096)
+	return b[off%4096 : off%4096+n]
+}
+
+// TestDoContextCancel: a read nobody satisfies, with a deadline: Do cancels
+// it, waits for its CQE, and returns the context's error.
+func TestDoContextCancel(t *testing.T) {
+	for _, st := range []Strategy{Block, Spin, SQPoll} {
+		t.Run(st.String(), func(t *testing.T) {
+			l := newLoop(t, Config{Strategy: st})
+			fd, _ := pipe(t)
+			buf := make([]byte, 8)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer cancel()
+			res, err := l.Do(ctx, prepRead(fd, buf))
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Equal(t, -int32(unix.ECANCELED), res.Res)
+			s := l.Stats()
+			require.Equal(t, 0, s.InFlight)
+			require.Equal(t, uint64(1), s.Cancels)
+			// An already-cancelled context never reaches the loop.
+			_, err = l.Do(ctx, prepNop)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+		})
+	}
+}
+
+// TestWakePrompt: a loop asleep in the kernel (a read in flight keeps it
+// from parking, WaitTimeout is long) answers another goroutine's Do at
+// once: through MSG_RING, and through the pipe fallback.
+func TestWakePrompt(t *testing.T) {
+	for _, pipeWake := range []bool{false, true} {
+		name := "msg_ring"
+		if pipeWake {
+			name = "pipe"
+		}
+		t.Run(name, func(t *testing.T) {
+			l := newLoop(t, Config{Strategy: Block, WaitTimeout: 30 * time.Second, wakePipe: pipeWake})
+			require.Equal(t, name, l.Stats().Wakeup)
+			fd, w := pipe(t)
+			buf := make([]byte, 8)
+			got := make(chan Result, 1)
+			require.NoError(t, l.Go(prepRead(fd, buf), func(r Result, err error) { got <- r }))
+			waitInFlight(t, l, 1)
+			var worst time.Duration
+			for i := 0; i < 20; i++ {
+				time.Sleep(2 * time.Millisecond) // let it fall asleep
+				t0 := time.Now()
+				_, err := l.Do(context.Background(), prepNop)
+				require.NoError(t, err)
+				worst = max(worst, time.Since(t0))
+			}
+			require.Less(t, worst, time.Second)
+			s := l.Stats()
+			require.NotZero(t, s.Kicks)
+			require.NotZero(t, s.WakeCQEs)
+			// The read still completes when data comes.
+			_, err := w.Write([]byte("hi"))
+			require.NoError(t, err)
+			r := <-got
+			require.Equal(t, int32(2), r.Res)
+			require.Equal(t, "hi", string(buf[:2]))
+			t.Logf("worst wake round trip %v, kicks %d", worst, s.Kicks)
+		})
+	}
+}
+
+// TestStaleCQE: a CQE carrying a freed slot's old generation is counted and
+// never delivered (to the slot's new owner in particular).
+func TestStaleCQE(t *testing.T) {
+	l := newLoop(t, Config{})
+	var calls int
+	h := HandlerFunc(func(*sys.CQE) { calls++ })
+	var first Token
+	done := make(chan struct{})
+	var err1, err2, err3 error
+	require.NoError(t, l.Run(func() {
+		first, err1 = l.Prep(HandlerFunc(func(*sys.CQE) { close(done) }), prepNop)
+	}))
+	require.NoError(t, err1)
+	<-done
+	var second Token
+	require.NoError(t, l.Run(func() {
+		// Reuse the slot, then forge a NOP with the first (now stale) token.
+		second, err2 = l.Prep(h, func(s *sys.SQE) error {
+			*s = sys.SQE{Opcode: sys.OpRead, Fd: -1} // fails with EBADF: one CQE
+			return nil
+		})
+		var s *sys.SQE
+		if s, err3 = l.ring.GetSQE(); err3 == nil {
+			*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: uint64(first)}
+		}
+	}))
+	require.NoError(t, err2)
+	require.NoError(t, err3)
+	require.Equal(t, uint32(first), uint32(second), "the free list reuses the slot")
+	require.NotEqual(t, first, second)
+	require.Eventually(t, func() bool { return l.Stats().Stale == 1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return l.Stats().InFlight == 0 }, 5*time.Second, time.Millisecond)
+	var got int
+	require.NoError(t, l.Run(func() { got = calls }))
+	require.Equal(t, 1, got)
+}
+
+// multishotTimeout posts count CQEs, the first count-1 with F_MORE
+// (IORING_TIMEOUT_MULTISHOT, 6.4).
+type multishotTimeout struct {
+	ts    sys.Timespec
+	count uint64
+	got   []Result
+	done  chan struct{}
+}
+
+func (m *multishotTimeout) Prep(s *sys.SQE) error {
+	*s = sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: sys.PtrAddr(&m.ts), Len: 1, Off: m.count, OpFlags: sys.TimeoutMultishot}
+	return nil
+}
+
+func (m *multishotTimeout) Handle(c *sys.CQE) {
+	m.got = append(m.got, Result{c.Res, c.Flags})
+	if c.Flags&sys.CQEFMore == 0 {
+		close(m.done)
+	}
+}
+
+// TestMultishot: the handler stays registered while F_MORE is set.
+func TestMultishot(t *testing.T) {
+	l := newLoop(t, Config{})
+	m := &multishotTimeout{ts: sys.Timespec{Nsec: int64(time.Millisecond)}, count: 3, done: make(chan struct{})}
+	var inflight int
+	var err error
+	require.NoError(t, l.Run(func() { _, err = l.Start(m) }))
+	require.NoError(t, err)
+	<-m.done
+	require.NoError(t, l.Run(func() { inflight = l.InFlight() }))
+	require.Equal(t, 0, inflight)
+	require.Len(t, m.got, 3)
+	for i, r := range m.got {
+		if r.Res == -int32(unix.EINVAL) {
+			t.Skip("IORING_TIMEOUT_MULTISHOT needs Linux 6.4")
+		}
+		require.Equal(t, -int32(unix.ETIME), r.Res)
+		require.Equal(t, i < 2, r.More(), "CQE %d", i)
+	}
+}
+
+// TestLoopThreadOnly: the loop-thread methods refuse other goroutines (in
+// test builds), and Run executes on the loop's thread.
+func TestLoopThreadOnly(t *testing.T) {
+	l := newLoop(t, Config{})
+	_, err := l.Prep(HandlerFunc(func(*sys.CQE) {}), prepNop)
+	require.ErrorIs(t, err, ErrNotLoopThread)
+	require.ErrorIs(t, l.Cancel(1), ErrNotLoopThread)
+	var tid int
+	require.NoError(t, l.Run(func() { tid = sys.Gettid() }))
+	require.Equal(t, l.tid, tid)
+	require.NotEqual(t, sys.Gettid(), tid)
+}
+
+// TestCloseFromHandler: Close on the loop thread starts the shutdown.
+func TestCloseFromHandler(t *testing.T) {
+	l, err := New(Config{})
+	require.NoError(t, err)
+	var cerr error
+	require.NoError(t, l.Run(func() { cerr = l.Close() }))
+	require.NoError(t, cerr)
+	select {
+	case <-l.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("loop did not exit")
+	}
+	require.ErrorIs(t, l.Close(), uring.ErrClosed)
+}
+
+// TestPrepError: a failing prep reaches the caller and holds no slot.
+func TestPrepError(t *testing.T) {
+	l := newLoop(t, Config{})
+	bad := errors.New("bad argument")
+	_, err := l.Do(context.Background(), func(*sys.SQE) error { return bad })
+	require.ErrorIs(t, err, bad)
+	res, err := l.Do(context.Background(), func(s *sys.SQE) error {
+		*s = sys.SQE{Opcode: sys.OpRead, Fd: -1}
+		return nil
+	})
+	require.ErrorIs(t, err, unix.EBADF)
+	require.Equal(t, -int32(unix.EBADF), res.Res)
+	require.Equal(t, 0, l.Stats().InFlight)
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		cfg   Config
+		field string
+	}{
+		{Config{Strategy: 99}, "Strategy"},
+		{Config{Entries: 1 << 20}, "Entries"},
+		{Config{Entries: 64, CQEntries: 8}, "CQEntries"},
+		{Config{SpinBudget: -1}, "SpinBudget"},
+		{Config{SpinTime: -1}, "SpinTime"},
+		{Config{WaitTimeout: -1}, "WaitTimeout"},
+		{Config{Slots: -1}, "Slots"},
+	} {
+		_, err := New(c.cfg)
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce)
+		require.Equal(t, c.field, ce.Field)
+		require.Contains(t, err.Error(), "Config."+c.field)
+	}
+}
+
+// TestWaitBatch: a loop that asks the kernel for 8 CQEs per wait still
+// answers a lone operation after MinWait, not after WaitTimeout
+// (IORING_FEAT_MIN_TIMEOUT).
+func TestWaitBatch(t *testing.T) {
+	l := newLoop(t, Config{WaitBatch: 8, MinWait: time.Millisecond, WaitTimeout: 5 * time.Second})
+	fd, w := pipe(t)
+	buf := make([]byte, 8)
+	got := make(chan Result, 1)
+	require.NoError(t, l.Go(prepRead(fd, buf), func(r Result, err error) { got <- r }))
+	waitInFlight(t, l, 1)
+	time.Sleep(5 * time.Millisecond)
+	t0 := time.Now()
+	_, err := w.Write([]byte("x"))
+	require.NoError(t, err)
+	r := <-got
+	require.Equal(t, int32(1), r.Res)
+	require.Less(t, time.Since(t0), time.Second)
+}
