@@ -1,0 +1,100 @@
+//go:build linux
+
+package feature
+
+import (
+	"fmt"
+
+	"github.com/pure-uring/uring/sys"
+	"golang.org/x/sys/unix"
+)
+
+var enterCache cache[sys.EnterFlags]
+
+// EnterFlag reports whether io_uring_enter(2) accepts a flag (one bit), by
+// entering a tiny ring with nothing to submit or wait for. The kernel
+// rejects flags it does not know with EINVAL before anything else. How
+// each flag is tried:
+//   - GETEVENTS, SQ_WAKEUP, SQ_WAIT, NO_IOWAIT: alone (the SQPOLL ones are
+//     ignored on a ring without SQPOLL); 0 = supported.
+//   - EXT_ARG: with GETEVENTS and a zeroed io_uring_getevents_arg.
+//   - ABS_TIMER: with EXT_ARG, GETEVENTS and a zero timespec; 0 or ETIME =
+//     supported.
+//   - REGISTERED_RING: on the ring's index after REGISTER_RING_FDS (both
+//     5.18; EINVAL from the registration = unsupported).
+//   - EXT_ARG_REG: with GETEVENTS and offset 0 of a wait region that was
+//     never registered: a kernel that knows the flag answers EFAULT.
+//   - any other bit: alone.
+func EnterFlag(f sys.EnterFlags) error {
+	if f == 0 || f&(f-1) != 0 {
+		return fmt.Errorf("feature: EnterFlag(%v): want exactly one flag", f)
+	}
+	return enterCache.get(f, func() error {
+		defer lockThread()()
+		r, err := setupRing(1, sys.Params{})
+		if err != nil {
+			return notFinal(unwrapTransient(setupFailed("a ring for io_uring_enter", err)))
+		}
+		defer r.close()
+		ok := []unix.Errno{0}
+		switch f {
+		case sys.EnterExtArg:
+			_, err = sys.EnterArg(r.fd, 0, 0, sys.EnterGetEvents, &sys.GeteventsArg{})
+		case sys.EnterAbsTimer:
+			ts := new(sys.Timespec)
+			r.pin.Pin(ts)
+			_, err = sys.EnterArg(r.fd, 0, 0, sys.EnterGetEvents|sys.EnterAbsTimer, &sys.GeteventsArg{Ts: sys.PtrAddr(ts)})
+			ok = append(ok, unix.ETIME)
+		case sys.EnterRegisteredRing:
+			idx, rerr := r.registerSelf()
+			if rerr != nil {
+				return registerPrereq("REGISTER_RING_FDS", rerr)
+			}
+			_, err = sys.Enter(idx, 0, 0, sys.EnterRegisteredRing)
+		case sys.EnterExtArgReg:
+			_, err = sys.EnterRegWait(r.fd, 0, 0, sys.EnterGetEvents, 0)
+			if errnoOf(err) == unix.EFAULT {
+				err = nil
+			}
+		default:
+			_, err = sys.Enter(r.fd, 0, 0, f)
+		}
+		return answer("enter flag "+f.String()+sinceText(enterSince[f]), err, ok...)
+	})
+}
+
+// answer maps the result of a try-and-see call: success or an errno in ok
+// means supported; EINVAL unsupported (the kernel does not know the
+// opcode or flag); EOPNOTSUPP unsupported (compiled out); anything else is a
+// failed probe, not cached.
+func answer(what string, err error, ok ...unix.Errno) error {
+	e := errnoOf(err)
+	if err == nil {
+		e = 0
+	}
+	for _, o := range ok {
+		if e == o {
+			return nil
+		}
+	}
+	switch e {
+	case unix.EINVAL:
+		return unsupported("%s: rejected by kernel %s (%w)", what, KernelRelease(), err)
+	case unix.EOPNOTSUPP:
+		return unsupported("%s: not built into kernel %s (%w)", what, KernelRelease(), err)
+	}
+	if err == nil {
+		return nil
+	}
+	return notFinal(fmt.Errorf("feature: probing %s: %w", what, err))
+}
+
+// registerPrereq classifies the failure of a registration a probe needs
+// first: EINVAL means the kernel lacks it, and so the probed feature, which
+// is never older (final); anything else is a failed probe.
+func registerPrereq(what string, err error) error {
+	if errnoOf(err) == unix.EINVAL {
+		return unsupported("needs %s, rejected by kernel %s (%w)", what, KernelRelease(), err)
+	}
+	return notFinal(fmt.Errorf("feature: probing: %s: %w", what, err))
+}

@@ -1,0 +1,289 @@
+//go:build linux
+
+package feature
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pure-uring/uring/sys"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// This machine: Linux 6.18, io_uring enabled, opcodes up to PIPE, setup
+// flags up to CQE_MIXED, disk vda without poll queues. Tests that need it
+// skip elsewhere with the reason.
+func need618(t *testing.T) {
+	t.Helper()
+	require.NoError(t, Available())
+	if ok, err := KernelAtLeast("6.18"); err != nil || !ok {
+		t.Skipf("needs Linux 6.18 for exact answers; running %s", KernelRelease())
+	}
+}
+
+func resetCaches() {
+	setupCache.reset()
+	enterCache.reset()
+	registerCache.reset()
+}
+
+func requireUnsupported(t *testing.T, err error, contains ...string) {
+	t.Helper()
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorIs(t, err, errors.ErrUnsupported)
+	for _, s := range contains {
+		require.ErrorContains(t, err, s)
+	}
+}
+
+func TestAvailableAndSysctl(t *testing.T) {
+	require.NoError(t, Available())
+	v, err := IOUringDisabled()
+	require.NoError(t, err)
+	require.Equal(t, 0, v)
+}
+
+func TestExplain(t *testing.T) {
+	dir := t.TempDir()
+	old := disabledSysctl
+	t.Cleanup(func() { disabledSysctl = old })
+	eperm := os.NewSyscallError("io_uring_setup", unix.EPERM)
+	enosys := os.NewSyscallError("io_uring_setup", unix.ENOSYS)
+
+	for _, c := range []struct {
+		setting string // "" = no sysctl file
+		err     error
+		want    string
+	}{
+		{"2", eperm, "kernel.io_uring_disabled = 2 disables io_uring for every process"},
+		{"1", eperm, "kernel.io_uring_disabled = 1 allows io_uring only to CAP_SYS_ADMIN"},
+		{"0", eperm, "kernel.io_uring_disabled = 0, so a seccomp filter"},
+		{"0", enosys, "kernel.io_uring_disabled = 0, so a seccomp filter"},
+		{"", enosys, "the kernel has no io_uring"},
+		{"", eperm, "cannot be read"},
+	} {
+		disabledSysctl = filepath.Join(dir, "missing")
+		if c.setting != "" {
+			disabledSysctl = filepath.Join(dir, "io_uring_disabled")
+			require.NoError(t, os.WriteFile(disabledSysctl, []byte(c.setting+"\n"), 0o644))
+		}
+		err := Explain(c.err)
+		requireUnsupported(t, err, c.want)
+		require.ErrorIs(t, err, errnoOf(c.err), "the errno stays visible")
+	}
+	einval := os.NewSyscallError("io_uring_setup", unix.EINVAL)
+	require.Same(t, einval, Explain(einval).(*os.SyscallError), "other errors pass through")
+	require.Nil(t, Explain(nil))
+
+	disabledSysctl = filepath.Join(dir, "garbage")
+	require.NoError(t, os.WriteFile(disabledSysctl, []byte("x\n"), 0o644))
+	_, err := IOUringDisabled()
+	require.ErrorContains(t, err, `"x"`)
+	disabledSysctl = filepath.Join(dir, "missing")
+	v, err := IOUringDisabled()
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.Equal(t, -1, v)
+}
+
+func TestKernelRelease(t *testing.T) {
+	var u unix.Utsname
+	require.NoError(t, unix.Uname(&u))
+	require.Equal(t, unix.ByteSliceToString(u.Release[:]), KernelRelease())
+	ok, err := KernelAtLeast("5.1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = KernelAtLeast("99.0")
+	require.NoError(t, err)
+	require.False(t, ok)
+}
+
+func TestOp(t *testing.T) {
+	need618(t)
+	for _, op := range []sys.Op{sys.OpNop, sys.OpRead, sys.OpUringCmd, sys.OpFutexWaitv, sys.OpPipe} {
+		require.NoError(t, Op(op), "%v", op)
+	}
+	requireUnsupported(t, Op(sys.OpNop128), "NOP128", "Linux 6.19", "up to PIPE")
+	requireUnsupported(t, Op(sys.OpUringCmd128))
+	requireUnsupported(t, Op(200), "OP_200")
+	require.NotNil(t, probeTab, "the probe is cached")
+}
+
+func TestSetupFlag(t *testing.T) {
+	need618(t)
+	resetCaches()
+	for _, f := range sys.SetupFlagList {
+		err := SetupFlag(f)
+		if f <= sys.SetupCQEMixed {
+			require.NoError(t, err, "%v", f)
+			continue
+		}
+		requireUnsupported(t, err, f.String(), "rejected by kernel")
+		require.ErrorIs(t, err, unix.EINVAL)
+	}
+	requireUnsupported(t, SetupFlag(1<<28), "0x10000000")
+
+	err := SetupFlag(0)
+	require.Error(t, err)
+	require.NotErrorIs(t, err, ErrUnsupported)
+	err = SetupFlag(sys.SetupSQPoll | sys.SetupIOPoll)
+	require.ErrorContains(t, err, "exactly one flag")
+	require.NotErrorIs(t, err, ErrUnsupported)
+}
+
+func TestEnterFlag(t *testing.T) {
+	need618(t)
+	resetCaches()
+	for f := sys.EnterGetEvents; f <= sys.EnterNoIOWait; f <<= 1 {
+		require.NoError(t, EnterFlag(f), "%v", f)
+		require.NotEmpty(t, EnterFlagSince(f))
+	}
+	requireUnsupported(t, EnterFlag(1<<8), "0x100")
+	require.Error(t, EnterFlag(3))
+}
+
+func TestRegisterOp(t *testing.T) {
+	need618(t)
+	resetCaches()
+	for op := sys.RegisterBuffers; op <= sys.RegisterQuery; op++ {
+		require.NoError(t, RegisterOp(op), "%v", op)
+	}
+	require.NoError(t, RegisterOp(sys.RegisterUseRegisteredRing))
+	for _, op := range []sys.RegisterOp{sys.RegisterZcrxCtrl, sys.RegisterBPFFilter, 38, 200} {
+		requireUnsupported(t, RegisterOp(op), "knows 36 register opcodes")
+	}
+	// Every opcode the table tries is one the package knows.
+	for op := range regTries {
+		require.NotEmpty(t, op.Since(), "%v", op)
+	}
+}
+
+// TestQueryAgrees cross-checks the try-and-see answers with the masks the
+// kernel itself reports through REGISTER_QUERY (6.18).
+func TestQueryAgrees(t *testing.T) {
+	need618(t)
+	q, err := Query()
+	require.NoError(t, err)
+	require.Equal(t, uint32(sys.OpPipe)+1, q.NrRequestOpcodes)
+	require.Equal(t, uint32(sys.RegisterQuery)+1, q.NrRegisterOpcodes)
+	for _, f := range sys.SetupFlagList {
+		require.Equal(t, q.RingSetupFlags&uint64(f) != 0, SetupFlag(f) == nil, "setup flag %v", f)
+	}
+	for f := sys.EnterFlags(1); f != 0 && f <= 1<<12; f <<= 1 {
+		require.Equal(t, q.EnterFlags&uint64(f) != 0, EnterFlag(f) == nil, "enter flag %v", f)
+	}
+	feats, err := Features()
+	require.NoError(t, err)
+	require.Equal(t, q.FeatureFlags, uint64(feats))
+	for op := sys.Op(0); op < 70; op++ {
+		require.Equal(t, uint32(op) < q.NrRequestOpcodes, Op(op) == nil, "opcode %v", op)
+	}
+	for op := sys.RegisterOp(0); op < 40; op++ {
+		require.Equal(t, uint32(op) < q.NrRegisterOpcodes, RegisterOp(op) == nil, "register opcode %v", op)
+	}
+}
+
+func TestFeaturesAndLimits(t *testing.T) {
+	need618(t)
+	f, err := Features()
+	require.NoError(t, err)
+	for _, b := range sys.FeatureList {
+		require.NotZero(t, f&b, "%v", b)
+	}
+	l, err := MaxEntries()
+	require.NoError(t, err)
+	require.Equal(t, Limits{MaxSQEntries: 32768, MaxCQEntries: 65536}, l)
+}
+
+func TestPolledIO(t *testing.T) {
+	devs, err := PolledIO()
+	require.NoError(t, err)
+	names := map[string]BlockDevice{}
+	for _, d := range devs {
+		names[d.Name] = d
+		require.NotEmpty(t, d.Reason, d.Name)
+	}
+	if vda, ok := names["vda"]; ok {
+		require.False(t, vda.Polled)
+		require.Contains(t, vda.Reason, "no poll queues")
+	}
+
+	// A made-up /sys/block: one polled nvme, one without io_poll.
+	dir := t.TempDir()
+	old := sysBlock
+	sysBlock = dir
+	t.Cleanup(func() { sysBlock = old })
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "nvme0n1", "queue"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvme0n1", "queue", "io_poll"), []byte("1\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "md0", "queue"), 0o755))
+	devs, err = PolledIO()
+	require.NoError(t, err)
+	require.Len(t, devs, 2)
+	require.Equal(t, "md0", devs[0].Name)
+	require.False(t, devs[0].Polled)
+	require.Contains(t, devs[0].Reason, "no queue/io_poll")
+	require.Equal(t, "nvme0n1", devs[1].Name)
+	require.True(t, devs[1].Polled)
+	require.True(t, strings.HasPrefix(devs[1].Reason, "poll queues available"))
+
+	sysBlock = filepath.Join(dir, "missing")
+	_, err = PolledIO()
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestNoLeaks runs every probe uncached and checks that no fd, io_uring
+// mapping or registered ring is left behind.
+func TestNoLeaks(t *testing.T) {
+	require.NoError(t, Available())
+	count := func() (fds, maps int) {
+		ents, err := os.ReadDir("/proc/self/fd")
+		require.NoError(t, err)
+		b, err := os.ReadFile("/proc/self/maps")
+		require.NoError(t, err)
+		return len(ents), strings.Count(string(b), "[io_uring]")
+	}
+	fds0, maps0 := count()
+	resetCaches()
+	all()
+	fds1, maps1 := count()
+	require.Equal(t, fds0, fds1, "fds")
+	require.Equal(t, maps0, maps1, "io_uring mappings")
+}
+
+// all asks every probe once.
+func all() {
+	for op := sys.Op(0); op < 66; op++ {
+		Op(op)
+	}
+	for _, f := range sys.SetupFlagList {
+		SetupFlag(f)
+	}
+	for f := sys.EnterFlags(1); f <= 1<<8; f <<= 1 {
+		EnterFlag(f)
+	}
+	for op := sys.RegisterOp(0); op < 40; op++ {
+		RegisterOp(op)
+	}
+	RegisterOp(sys.RegisterUseRegisteredRing)
+	Features()
+	MaxEntries()
+}
+
+func TestConcurrent(t *testing.T) {
+	require.NoError(t, Available())
+	resetCaches()
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			all()
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, Op(sys.OpNop))
+}

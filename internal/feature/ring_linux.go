@@ -1,0 +1,156 @@
+//go:build linux
+
+package feature
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/pure-uring/uring/sys"
+	"golang.org/x/sys/unix"
+)
+
+// probeRing is a tiny ring made for one probe. Everything it maps or pins is
+// released by close.
+type probeRing struct {
+	fd  int
+	p   sys.Params
+	mem [][]byte       // anonymous memory to unmap after the ring is closed
+	fds []int          // other fds to close
+	pin runtime.Pinner // Go memory whose address the kernel reads
+	reg int            // registered ring index to drop, or -1
+}
+
+// setupRing makes a ring of entries with params p. NO_MMAP rings get the
+// one page of SQ/CQ ring memory and the one page of SQEs they need.
+func setupRing(entries uint32, p sys.Params) (*probeRing, error) {
+	r := &probeRing{fd: -1, reg: -1, p: p}
+	if r.p.Flags&sys.SetupNoMmap != 0 {
+		rings, err := r.anon(os.Getpagesize())
+		if err != nil {
+			return nil, err
+		}
+		sqes, err := r.anon(os.Getpagesize())
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		r.p.SQOff.UserAddr = sys.SliceAddr(sqes)
+		r.p.CQOff.UserAddr = sys.SliceAddr(rings)
+	}
+	fd, err := sys.Setup(entries, &r.p)
+	if err != nil {
+		r.close()
+		return nil, err
+	}
+	if r.p.Flags&sys.SetupRegisteredFdOnly != 0 {
+		r.reg = fd // only a registered index: dropped by close
+	} else {
+		r.fd = fd
+	}
+	return r, nil
+}
+
+// anon maps n bytes of zeroed memory that live until close.
+func (r *probeRing) anon(n int) ([]byte, error) {
+	b, err := sys.MmapAnon(n, false)
+	if err != nil {
+		return nil, err
+	}
+	r.mem = append(r.mem, b)
+	return b, nil
+}
+
+// registerSelf registers the ring fd in the calling thread's registered
+// ring table (REGISTER_RING_FDS) and returns the index.
+func (r *probeRing) registerSelf() (int, error) {
+	upd := sys.RsrcUpdate{Offset: ^uint32(0), Data: uint64(r.fd)}
+	if _, err := sys.Register(r.fd, sys.RegisterRingFds, &upd, 1); err != nil {
+		return -1, err
+	}
+	r.reg = int(upd.Offset)
+	return r.reg, nil
+}
+
+// submitNop submits one NOP and waits for it, so that the calling thread has
+// an io_uring task context and io-wq (IOWQ_AFF needs them).
+func (r *probeRing) submitNop() error {
+	sq, err := sys.Mmap(r.fd, sys.OffSQRing, int(r.p.SQOff.Array+r.p.SQEntries*4))
+	if err != nil {
+		return err
+	}
+	defer sys.Munmap(sq)
+	sqes, err := sys.Mmap(r.fd, sys.OffSQEs, int(r.p.SQEntries)*64)
+	if err != nil {
+		return err
+	}
+	defer sys.Munmap(sqes)
+	tail := sys.Uint32At(sq, r.p.SQOff.Tail)
+	mask := *sys.Uint32At(sq, r.p.SQOff.RingMask)
+	t := *tail
+	sys.SQEsAt(sqes, 0, r.p.SQEntries)[t&mask] = sys.SQE{Opcode: sys.OpNop}
+	sys.Uint32sAt(sq, r.p.SQOff.Array, r.p.SQEntries)[t&mask] = t & mask
+	atomic.StoreUint32(tail, t+1) // pairs with the kernel's acquire load of the SQ tail
+	_, err = sys.Enter(r.fd, 1, 1, sys.EnterGetEvents)
+	return err
+}
+
+// close drops the registered index, closes the ring and the other fds, and
+// unmaps the memory.
+func (r *probeRing) close() {
+	if r.reg >= 0 {
+		upd := sys.RsrcUpdate{Offset: uint32(r.reg)}
+		sys.Register(r.reg, sys.UnregisterRingFds|sys.RegisterUseRegisteredRing, &upd, 1)
+		r.reg = -1
+	}
+	if r.fd >= 0 {
+		sys.Close(r.fd)
+		r.fd = -1
+	}
+	for _, fd := range r.fds {
+		unix.Close(fd)
+	}
+	r.fds = nil
+	r.pin.Unpin()
+	for _, b := range r.mem {
+		sys.Munmap(b)
+	}
+	r.mem = nil
+}
+
+// errnoOf returns the errno inside err, or 0.
+func errnoOf(err error) unix.Errno {
+	var e unix.Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	return 0
+}
+
+// setupFailed classifies an io_uring_setup(2) error met while probing what:
+// EINVAL means the kernel does not know it (final); EPERM/ENOSYS mean
+// io_uring is unavailable, or, when it is available, that this process may
+// not use what (not final); anything else is a failed probe (not final).
+func setupFailed(what string, err error) error {
+	switch errnoOf(err) {
+	case unix.EINVAL:
+		return unsupported("%s: rejected by kernel %s (%w)", what, KernelRelease(), err)
+	case unix.EPERM, unix.ENOSYS:
+		if aerr := Available(); aerr != nil {
+			return notFinal(aerr)
+		}
+		return notFinal(unsupported("%s: not permitted to this process (%w)", what, err))
+	}
+	return notFinal(fmt.Errorf("feature: probing %s: %w", what, err))
+}
+
+// lockThread pins the calling goroutine to its thread for a probe that
+// makes several calls on one ring (registered ring fds, io-wq and
+// SINGLE_ISSUER are per thread). Call the result to unlock.
+func lockThread() func() {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
+}
