@@ -109,11 +109,20 @@ func recvmsgBuf(hdr sys.RecvmsgOut, nameArea, ctlArea int, name, ctl, payload []
 	return append(b, payload...)
 }
 
+func msgh(name uint32, ctl int) *unix.Msghdr {
+	m := &unix.Msghdr{Namelen: name}
+	m.SetControllen(ctl)
+	return m
+}
+
 func TestParseRecvmsg(t *testing.T) {
+	_, err := cqe.ParseRecvmsg(make([]byte, 64), nil)
+	require.ErrorIs(t, err, cqe.ErrRecvmsgNilMsghdr)
+
 	name := []byte("0123456789abcdef")
 	ctl := []byte("cmsgcmsgcmsgcmsg")
 	buf := recvmsgBuf(sys.RecvmsgOut{Namelen: 16, Controllen: 16, Payloadlen: 5}, 16, 32, name, ctl, []byte("hello"))
-	r, err := cqe.ParseRecvmsg(buf, 16, 32)
+	r, err := cqe.ParseRecvmsg(buf, msgh(16, 32))
 	require.NoError(t, err)
 	require.Equal(t, name, r.Name)
 	require.Equal(t, ctl, r.Control)
@@ -125,7 +134,7 @@ func TestParseRecvmsg(t *testing.T) {
 	// Truncations: a name longer than the area, MSG_CTRUNC, a datagram
 	// longer than the buffer.
 	buf = recvmsgBuf(sys.RecvmsgOut{Namelen: 28, Controllen: 8, Payloadlen: 100, Flags: unix.MSG_CTRUNC | unix.MSG_TRUNC}, 16, 8, name, ctl, []byte("hel"))
-	r, err = cqe.ParseRecvmsg(buf, 16, 8)
+	r, err = cqe.ParseRecvmsg(buf, msgh(16, 8))
 	require.NoError(t, err)
 	require.Len(t, r.Name, 16)
 	require.True(t, r.NameTruncated())
@@ -135,13 +144,13 @@ func TestParseRecvmsg(t *testing.T) {
 
 	// Payload length below what the slice holds trims the payload.
 	buf = recvmsgBuf(sys.RecvmsgOut{Payloadlen: 2}, 0, 0, nil, nil, []byte("hello"))
-	r, err = cqe.ParseRecvmsg(buf, 0, 0)
+	r, err = cqe.ParseRecvmsg(buf, msgh(0, 0))
 	require.NoError(t, err)
 	require.Equal(t, []byte("he"), r.Payload)
 
-	_, err = cqe.ParseRecvmsg(buf[:15], 0, 0)
+	_, err = cqe.ParseRecvmsg(buf[:15], msgh(0, 0))
 	require.ErrorIs(t, err, cqe.ErrRecvmsgShort)
-	_, err = cqe.ParseRecvmsg(buf, 1<<31, 1<<31)
+	_, err = cqe.ParseRecvmsg(buf, msgh(1<<31, 1<<31))
 	require.ErrorIs(t, err, cqe.ErrRecvmsgShort)
 }
 
@@ -149,6 +158,7 @@ func TestDecodeAllocs(t *testing.T) {
 	c := &sys.CQE{Res: -int32(unix.ECANCELED), Flags: sys.CQEFBuffer | sys.CQEFMore | 3<<sys.CQEBufferShift}
 	ok := &sys.CQE{Res: 4096}
 	buf := recvmsgBuf(sys.RecvmsgOut{Payloadlen: 5}, 16, 16, nil, nil, []byte("hello"))
+	m := msgh(16, 16)
 	var sink int
 	allocs := testing.AllocsPerRun(100, func() {
 		n, err := cqe.Result(ok)
@@ -164,7 +174,7 @@ func TestDecodeAllocs(t *testing.T) {
 		if cqe.More(c) && !cqe.Notif(c) && !cqe.SockNonempty(c) && !cqe.BufMore(c) {
 			sink++
 		}
-		r, _ := cqe.ParseRecvmsg(buf, 16, 16)
+		r, _ := cqe.ParseRecvmsg(buf, m)
 		sink += len(r.Payload)
 	})
 	require.Zero(t, allocs)

@@ -68,7 +68,9 @@ func FuzzParseRecvmsg(f *testing.F) {
 	f.Add(hdr, uint32(16), uint32(8))
 	f.Add(hdr, uint32(0xffffffff), uint32(0xffffffff))
 	f.Fuzz(func(t *testing.T, buf []byte, nameLen, ctlLen uint32) {
-		r, err := cqe.ParseRecvmsg(buf, nameLen, ctlLen)
+		m := unix.Msghdr{Namelen: nameLen}
+		m.SetControllen(int(ctlLen))
+		r, err := cqe.ParseRecvmsg(buf, &m)
 		if err != nil {
 			require.Less(t, uint64(len(buf)), 16+uint64(nameLen)+uint64(ctlLen))
 			return

@@ -42,13 +42,23 @@ func (r *RecvmsgOut) PayloadTruncated() bool {
 }
 
 // ParseRecvmsg parses buf, a provided buffer sliced to the CQE's result
-// (buf[:res]), filled by a multishot RECVMSG prepared with a msghdr whose
-// name and control lengths were nameLen and controlLen. Every length is
-// checked against len(buf): garbage gives an error or short slices, never a
-// panic. It does not allocate.
-func ParseRecvmsg(buf []byte, nameLen, controlLen uint32) (RecvmsgOut, error) {
-	hdr := uint64(recvmsgOutSize) + uint64(nameLen) + uint64(controlLen)
-	if uint64(len(buf)) < hdr {
+// (buf[:res]), filled by a multishot RECVMSG prepared with msg (only its
+// Namelen and Controllen are read: they size the name and control areas).
+// Every length is checked against len(buf): garbage gives an error or short
+// slices, never a panic. It does not allocate.
+func ParseRecvmsg(buf []byte, msg *unix.Msghdr) (RecvmsgOut, error) {
+	if msg == nil {
+		return RecvmsgOut{}, ErrRecvmsgNilMsghdr
+	}
+	return parseRecvmsg(buf, uint64(msg.Namelen), uint64(msg.Controllen))
+}
+
+// ErrRecvmsgNilMsghdr is returned by ParseRecvmsg for a nil msghdr.
+var ErrRecvmsgNilMsghdr = errors.New("cqe: ParseRecvmsg: msg is nil")
+
+func parseRecvmsg(buf []byte, nameLen, controlLen uint64) (RecvmsgOut, error) {
+	hdr := uint64(recvmsgOutSize) + nameLen + controlLen
+	if nameLen > 1<<32 || controlLen > 1<<40 || uint64(len(buf)) < hdr {
 		return RecvmsgOut{}, ErrRecvmsgShort
 	}
 	ne := binary.NativeEndian
@@ -58,10 +68,10 @@ func ParseRecvmsg(buf []byte, nameLen, controlLen uint32) (RecvmsgOut, error) {
 		Flags:      ne.Uint32(buf[12:16]),
 	}
 	ctl := ne.Uint32(buf[4:8])
-	nameArea := buf[recvmsgOutSize : recvmsgOutSize+uint64(nameLen)]
-	r.Name = nameArea[:min(r.NameLen, nameLen)]
-	ctlArea := buf[recvmsgOutSize+uint64(nameLen) : hdr]
-	r.Control = ctlArea[:min(ctl, controlLen)]
+	nameArea := buf[recvmsgOutSize : recvmsgOutSize+nameLen]
+	r.Name = nameArea[:min(uint64(r.NameLen), nameLen)]
+	ctlArea := buf[recvmsgOutSize+nameLen : hdr]
+	r.Control = ctlArea[:min(uint64(ctl), controlLen)]
 	payload := buf[hdr:]
 	if uint64(r.PayloadLen) < uint64(len(payload)) {
 		payload = payload[:r.PayloadLen]
