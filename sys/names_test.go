@@ -113,12 +113,22 @@ func TestRegisterOpNames(t *testing.T) {
 		{RegisterQuery, "REGISTER_QUERY", "6.18"},
 		{RegisterBPFFilter, "REGISTER_BPF_FILTER", "7.0"},
 		{RegisterOpLast, "REGISTER_OP_38", ""},
-		{RegisterProbe | RegisterUseRegisteredRing, "REGISTER_PROBE|USE_REGISTERED_RING", "5.6"},
+		{RegisterProbe | RegisterUseRegisteredRing, "REGISTER_PROBE|USE_REGISTERED_RING", "6.3"},
+		{RegisterUseRegisteredRing, "REGISTER_BUFFERS|USE_REGISTERED_RING", "6.3"},
+		{RegisterPbufStatus | RegisterUseRegisteredRing, "REGISTER_PBUF_STATUS|USE_REGISTERED_RING", "6.8"},
+		{RegisterQuery | RegisterUseRegisteredRing, "REGISTER_QUERY|USE_REGISTERED_RING", "6.18"},
 		{RegisterOp(99) | RegisterUseRegisteredRing, "REGISTER_OP_99|USE_REGISTERED_RING", ""},
 	} {
 		require.Equal(t, c.name, c.op.String(), "RegisterOp(%d).String()", uint32(c.op))
 		require.Equal(t, c.since, c.op.Since(), "RegisterOp(%d).Since()", uint32(c.op))
 	}
+}
+
+func TestReleaseAfter(t *testing.T) {
+	require.True(t, releaseAfter("6.13", "6.3"))
+	require.True(t, releaseAfter("7.0", "6.19"))
+	require.False(t, releaseAfter("6.3", "6.3"))
+	require.False(t, releaseAfter("5.19", "6.3"))
 }
 
 // TestConstants pins values whose C definitions are not simple shifts.

@@ -1,6 +1,9 @@
 package sys
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // RegisterOp is an io_uring_register(2) opcode (enum io_uring_register_op).
 type RegisterOp uint32
@@ -87,11 +90,31 @@ func (o RegisterOp) String() string {
 	return "REGISTER_OP_" + strconv.Itoa(int(o)) + suffix
 }
 
-// Since returns the Linux release that added the opcode, or "".
+// Since returns the Linux release that added the opcode, or "". With
+// USE_REGISTERED_RING it is the later of the opcode's release and 6.3,
+// which added that flag.
 func (o RegisterOp) Since() string {
+	flag := o&RegisterUseRegisteredRing != 0
 	o &^= RegisterUseRegisteredRing
-	if int(o) < len(registerOpSince) {
-		return registerOpSince[o]
+	if int(o) >= len(registerOpSince) {
+		return ""
 	}
-	return ""
+	if s := registerOpSince[o]; !flag || releaseAfter(s, "6.3") {
+		return s
+	}
+	return "6.3"
+}
+
+// releaseAfter reports whether release a ("6.13") is later than b ("6.3").
+func releaseAfter(a, b string) bool {
+	am, an, _ := strings.Cut(a, ".")
+	bm, bn, _ := strings.Cut(b, ".")
+	x, _ := strconv.Atoi(am)
+	y, _ := strconv.Atoi(bm)
+	if x != y {
+		return x > y
+	}
+	x, _ = strconv.Atoi(an)
+	y, _ = strconv.Atoi(bn)
+	return x > y
 }

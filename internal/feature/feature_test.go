@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 )
 
@@ -62,4 +63,16 @@ func TestCacheKeepsOnlyFinalAnswers(t *testing.T) {
 	require.Nil(t, c.get(2, func() error { return nil }), "reset forgets")
 	require.Same(t, failed, unwrapTransient(notFinal(failed)))
 	require.Equal(t, failed.Error(), notFinal(failed).Error())
+}
+
+func TestSinceTables(t *testing.T) {
+	for _, f := range sys.FeatureList {
+		require.NotEmpty(t, FeatureSince(f), "%v", f)
+	}
+	require.Equal(t, "6.15", FeatureSince(sys.FeatNoIOWait))
+	require.Equal(t, "", FeatureSince(sys.FeatSingleMmap|sys.FeatNoDrop))
+	for f := sys.EnterGetEvents; f <= sys.EnterNoIOWait; f <<= 1 {
+		require.NotEmpty(t, EnterFlagSince(f), "%v", f)
+	}
+	require.Equal(t, "", EnterFlagSince(1<<8))
 }

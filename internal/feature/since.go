@@ -11,3 +11,16 @@ var enterSince = map[sys.EnterFlags]string{
 
 // EnterFlagSince returns the release that added an enter flag, or "".
 func EnterFlagSince(f sys.EnterFlags) string { return enterSince[f] }
+
+// featureSince is the release that added each feature bit.
+var featureSince = map[sys.Features]string{
+	sys.FeatSingleMmap: "5.4", sys.FeatNoDrop: "5.5", sys.FeatSubmitStable: "5.5",
+	sys.FeatRWCurPos: "5.6", sys.FeatCurPersonality: "5.6", sys.FeatFastPoll: "5.7",
+	sys.FeatPoll32Bits: "5.9", sys.FeatSQPollNonfixed: "5.11", sys.FeatExtArg: "5.11",
+	sys.FeatNativeWorkers: "5.12", sys.FeatRsrcTags: "5.13", sys.FeatCQESkip: "5.17",
+	sys.FeatLinkedFile: "5.17", sys.FeatRegRegRing: "6.3", sys.FeatRecvSendBundle: "6.10",
+	sys.FeatMinTimeout: "6.12", sys.FeatRWAttr: "6.14", sys.FeatNoIOWait: "6.15",
+}
+
+// FeatureSince returns the release that added a feature bit, or "".
+func FeatureSince(f sys.Features) string { return featureSince[f] }
