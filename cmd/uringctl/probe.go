@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/sys"
+)
+
+func init() {
+	register(command{
+		name:    "probe",
+		summary: "show what this kernel's io_uring supports (opcodes, flags, limits, polled I/O)",
+		run:     runProbe,
+	})
+}
+
+// probeReport is the --json output of `uringctl probe`. Schema (version 1):
+// every list is complete and ordered by value; an item is supported, or
+// not with the reason, or its probe failed (error set, supported false).
+type probeReport struct {
+	Schema          int                   `json:"schema"`                // 1
+	Kernel          string                `json:"kernel"`                // uname -r
+	Available       bool                  `json:"available"`             // io_uring usable by this process
+	Unavailable     string                `json:"unavailable,omitempty"` // why not (sysctl, seccomp, no kernel support)
+	IOUringDisabled *int                  `json:"io_uring_disabled"`     // kernel.io_uring_disabled; null before 6.6
+	Limits          *feature.Limits       `json:"limits"`                // null when unavailable or the probe failed
+	Opcodes         []probeItem           `json:"opcodes"`               // IORING_OP_* 0..64, from REGISTER_PROBE
+	SetupFlags      []probeItem           `json:"setup_flags"`           // IORING_SETUP_*, try and see
+	Features        []probeItem           `json:"features"`              // IORING_FEAT_* reported by setup
+	RegisterOpcodes []probeItem           `json:"register_opcodes"`      // IORING_REGISTER_*, try and see
+	EnterFlags      []probeItem           `json:"enter_flags"`           // IORING_ENTER_*, try and see
+	BlockDevices    []feature.BlockDevice `json:"block_devices"`         // polled I/O per /sys/block device
+	Errors          []string              `json:"errors,omitempty"`      // probes that failed
+}
+
+// probeItem is one opcode or flag.
+type probeItem struct {
+	Value     uint64 `json:"value"`            // opcode number or flag bit
+	Name      string `json:"name"`             // C name without its prefix: "READ", "SQPOLL"
+	Since     string `json:"since,omitempty"`  // Linux release that added it
+	Supported bool   `json:"supported"`        // the kernel has it
+	Reason    string `json:"reason,omitempty"` // why not, when not supported
+	Error     string `json:"error,omitempty"`  // the probe failed: supported is unknown
+}
+
+func probeUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: uringctl probe [--json]
+
+Shows what the running kernel's io_uring supports: the kernel release,
+kernel.io_uring_disabled, the largest SQ and CQ, every opcode (from
+IORING_REGISTER_PROBE), every setup flag, register opcode and enter flag
+(each tried on a small ring made for the purpose), the feature bits, and
+whether each block device can do polled I/O (IORING_SETUP_IOPOLL).
+
+Exit status: 0 ok, 1 error or bad flags, 2 io_uring unavailable here.
+
+flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func runProbe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print the report as JSON (schema: probeReport in cmd/uringctl/probe.go)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			probeUsage(stdout, fs)
+			return 0
+		}
+		fmt.Fprintf(stderr, "uringctl probe: %v (see uringctl probe --help)\n", err)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "uringctl probe: unexpected argument %q (see uringctl probe --help)\n", fs.Arg(0))
+		return 1
+	}
+
+	rep, code := collectProbe()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "uringctl probe: %v\n", err)
+			return 1
+		}
+	} else if err := writeProbeTable(stdout, rep); err != nil {
+		fmt.Fprintf(stderr, "uringctl probe: %v\n", err)
+		return 1
+	}
+	if rep.Unavailable != "" {
+		fmt.Fprintf(stderr, "uringctl probe: io_uring unavailable: %s\n", rep.Unavailable)
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintf(stderr, "uringctl probe: %s\n", e)
+	}
+	return code
+}
+
+// collectProbe runs every probe; the code is 0, 1 (a probe failed) or 2
+// (io_uring unavailable).
+func collectProbe() (probeReport, int) {
+	rep := probeReport{
+		Schema:          1,
+		Kernel:          feature.KernelRelease(),
+		Opcodes:         []probeItem{},
+		SetupFlags:      []probeItem{},
+		Features:        []probeItem{},
+		RegisterOpcodes: []probeItem{},
+		EnterFlags:      []probeItem{},
+		BlockDevices:    []feature.BlockDevice{},
+	}
+	if v, err := feature.IOUringDisabled(); err == nil {
+		rep.IOUringDisabled = &v
+	}
+	if devs, err := feature.PolledIO(); err == nil {
+		rep.BlockDevices = devs
+	} else if feature.Available() == nil {
+		rep.Errors = append(rep.Errors, err.Error())
+	}
+	if err := feature.Available(); err != nil {
+		if errors.Is(err, feature.ErrUnsupported) {
+			rep.Unavailable = err.Error()
+			return rep, 2
+		}
+		rep.Errors = append(rep.Errors, err.Error())
+		return rep, 1
+	}
+	rep.Available = true
+
+	item := func(v uint64, name, since string, err error) probeItem {
+		it := probeItem{Value: v, Name: name, Since: since, Supported: err == nil}
+		switch {
+		case err == nil:
+		case errors.Is(err, feature.ErrUnsupported):
+			it.Reason = err.Error()
+		default:
+			it.Error = err.Error()
+			rep.Errors = append(rep.Errors, name+": "+err.Error())
+		}
+		return it
+	}
+	if l, err := feature.MaxEntries(); err == nil {
+		rep.Limits = &l
+	} else {
+		rep.Errors = append(rep.Errors, "limits: "+err.Error())
+	}
+	for op := sys.Op(0); op < sys.OpLast; op++ {
+		rep.Opcodes = append(rep.Opcodes, item(uint64(op), op.String(), op.Since(), feature.Op(op)))
+	}
+	for _, f := range sys.SetupFlagList {
+		rep.SetupFlags = append(rep.SetupFlags, item(uint64(f), f.String(), f.Since(), feature.SetupFlag(f)))
+	}
+	feats, ferr := feature.Features()
+	for _, f := range sys.FeatureList {
+		err := ferr
+		if err == nil && feats&f == 0 {
+			err = fmt.Errorf("%w: not reported by kernel %s", feature.ErrUnsupported, rep.Kernel)
+		}
+		rep.Features = append(rep.Features, item(uint64(f), f.String(), feature.FeatureSince(f), err))
+	}
+	for op := sys.RegisterOp(0); op < sys.RegisterOpLast; op++ {
+		rep.RegisterOpcodes = append(rep.RegisterOpcodes, item(uint64(op), op.String(), op.Since(), feature.RegisterOp(op)))
+	}
+	u := sys.RegisterUseRegisteredRing
+	rep.RegisterOpcodes = append(rep.RegisterOpcodes, item(uint64(u), "USE_REGISTERED_RING", u.Since(), feature.RegisterOp(u)))
+	for f := sys.EnterGetEvents; f <= sys.EnterNoIOWait; f <<= 1 {
+		rep.EnterFlags = append(rep.EnterFlags, item(uint64(f), f.String(), feature.EnterFlagSince(f), feature.EnterFlag(f)))
+	}
+	if len(rep.Errors) > 0 {
+		return rep, 1
+	}
+	return rep, 0
+}
+
+func writeProbeTable(w io.Writer, rep probeReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	disabled := "no such sysctl (before 6.6)"
+	if rep.IOUringDisabled != nil {
+		disabled = strconv.Itoa(*rep.IOUringDisabled)
+	}
+	avail := "available"
+	if !rep.Available {
+		avail = "UNAVAILABLE: " + rep.Unavailable
+	}
+	fmt.Fprintf(tw, "kernel\t%s\n", rep.Kernel)
+	fmt.Fprintf(tw, "io_uring\t%s\n", avail)
+	fmt.Fprintf(tw, "kernel.io_uring_disabled\t%s\n", disabled)
+	if rep.Limits != nil {
+		fmt.Fprintf(tw, "max SQ entries\t%d\n", rep.Limits.MaxSQEntries)
+		fmt.Fprintf(tw, "max CQ entries\t%d\n", rep.Limits.MaxCQEntries)
+	}
+	section := func(title, valueHead string, items []probeItem, hex bool) {
+		if len(items) == 0 {
+			return
+		}
+		n := 0
+		for _, it := range items {
+			if it.Supported {
+				n++
+			}
+		}
+		fmt.Fprintf(tw, "\n%s (%d of %d supported)\n", title, n, len(items))
+		fmt.Fprintf(tw, "%s\tNAME\tSINCE\tSUPPORTED\n", valueHead)
+		for _, it := range items {
+			v := strconv.FormatUint(it.Value, 10)
+			if hex || it.Value >= 1<<16 {
+				v = "0x" + strconv.FormatUint(it.Value, 16)
+			}
+			yes := "yes"
+			switch {
+			case it.Error != "":
+				yes = "error: " + it.Error
+			case !it.Supported:
+				yes = "no"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v, it.Name, it.Since, yes)
+		}
+	}
+	section("opcodes", "OP", rep.Opcodes, false)
+	section("setup flags", "BIT", rep.SetupFlags, true)
+	section("features", "BIT", rep.Features, true)
+	section("register opcodes", "OP", rep.RegisterOpcodes, false)
+	section("enter flags", "BIT", rep.EnterFlags, true)
+	fmt.Fprintf(tw, "\npolled I/O (IORING_SETUP_IOPOLL)\nDEVICE\tPOLLED\tREASON\n")
+	for _, d := range rep.BlockDevices {
+		yes := "no"
+		if d.Polled {
+			yes = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name, yes, d.Reason)
+	}
+	return tw.Flush()
+}
