@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -18,6 +20,10 @@ type Error struct {
 	Op   sys.RegisterOp // the register opcode, without USE_REGISTERED_RING
 	Err  error          // the kernel's error
 	Hint string         // likely causes, "" when nothing useful is known
+	// Unsupported is set when the kernel answered EINVAL and is older than
+	// the release that added Op: errors.Is(err, uring.ErrUnsupported) and
+	// errors.Is(err, errors.ErrUnsupported) then hold.
+	Unsupported bool
 }
 
 func (e *Error) Error() string {
@@ -30,6 +36,12 @@ func (e *Error) Error() string {
 
 // Unwrap returns the kernel's error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches uring.ErrUnsupported and errors.ErrUnsupported when the kernel
+// lacks the opcode.
+func (e *Error) Is(target error) bool {
+	return e.Unsupported && (target == uring.ErrUnsupported || target == errors.ErrUnsupported)
+}
 
 // Errno returns the kernel's errno, or 0.
 func (e *Error) Errno() unix.Errno {
@@ -68,7 +80,15 @@ func wrap(op sys.RegisterOp, err error) error {
 	}
 	op &^= sys.RegisterUseRegisteredRing
 	e := &Error{Op: op, Err: err}
-	e.Hint = hint(op, e.Errno())
+	en := e.Errno()
+	if en == unix.EINVAL && op.Since() != "" {
+		if ok, kerr := feature.KernelAtLeast(op.Since()); kerr == nil && !ok {
+			e.Unsupported = true
+			e.Hint = op.String() + " needs Linux " + op.Since() + "; this kernel is " + feature.KernelRelease()
+			return e
+		}
+	}
+	e.Hint = hint(op, en)
 	return e
 }
 

@@ -10,3 +10,9 @@ func SetAllocRangeUnchecked(t Target, off, n uint32) error {
 	_, err := register(t, sys.RegisterFileAllocRange, &r, 0)
 	return err
 }
+
+// RegisterRaw calls op with no argument through reg's error wrapping.
+func RegisterRaw(t Target, op sys.RegisterOp) error {
+	_, err := registerNil(t, op, 0)
+	return err
+}

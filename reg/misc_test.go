@@ -3,6 +3,7 @@
 package reg_test
 
 import (
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -375,4 +377,23 @@ func TestSendMsgRing(t *testing.T) {
 	rd, _ := pipe(t)
 	err = reg.SendMsgRing(reg.FdTarget(rd), 1, 1, 0, 0)
 	require.ErrorIs(t, err, unix.EBADFD)
+}
+
+// An opcode newer than the kernel: EINVAL, reported as unsupported with
+// the release that adds it.
+func TestErrorUnsupported(t *testing.T) {
+	r := newRing(t, 2)
+	op := sys.RegisterBPFFilter // Linux 7.0
+	if ok, _ := feature.KernelAtLeast(op.Since()); ok {
+		t.Skipf("this kernel (%s) has %v", feature.KernelRelease(), op)
+	}
+	err := reg.RegisterRaw(r, op)
+	require.ErrorIs(t, err, unix.EINVAL)
+	require.ErrorIs(t, err, uring.ErrUnsupported)
+	require.ErrorIs(t, err, errors.ErrUnsupported)
+	require.ErrorContains(t, err, "REGISTER_BPF_FILTER needs Linux 7.0")
+	// A known opcode failing for another reason is not "unsupported".
+	err = reg.RegisterRaw(r, sys.UnregisterEventfd)
+	require.ErrorIs(t, err, unix.ENXIO)
+	require.NotErrorIs(t, err, uring.ErrUnsupported)
 }

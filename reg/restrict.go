@@ -61,8 +61,8 @@ func RegisterRestrictions(t Target, p Policy) error {
 		return err
 	}
 	rs := p.Restrictions()
-	_, err := sys.RegisterSlice(fdOf(t), sys.RegisterRestrictions|flagOf(t), rs)
-	return wrap(sys.RegisterRestrictions, err)
+	_, err := register(t, sys.RegisterRestrictions, &rs[0], uint32(len(rs)))
+	return err
 }
 
 // EnableRings starts a ring created disabled (IORING_REGISTER_ENABLE_RINGS,
@@ -92,14 +92,4 @@ func NewRestricted(entries uint32, p Policy, opts ...uring.Option) (*uring.Ring,
 		return nil, err
 	}
 	return r, nil
-}
-
-func fdOf(t Target) int {
-	fd, _ := t.RegisterTarget()
-	return fd
-}
-
-func flagOf(t Target) sys.RegisterOp {
-	_, f := t.RegisterTarget()
-	return f
 }

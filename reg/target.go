@@ -30,8 +30,28 @@ func ringFd(t Target) int {
 	return -1
 }
 
+// GuardedTarget is a Target that can keep its fd open for the length of a
+// call, so that a concurrent Close cannot let the fd number be reused by
+// another file under the call. reg uses it when the target offers it.
+type GuardedTarget interface {
+	Target
+	// UseTarget calls fn with the fd (or registered index) and flag while
+	// the ring cannot be closed, or returns an error (its ErrClosed) when it
+	// already is.
+	UseTarget(fn func(fd int, flag sys.RegisterOp) error) error
+}
+
 // register calls io_uring_register(2) on t and wraps a failure.
 func register[T any](t Target, op sys.RegisterOp, arg *T, nr uint32) (int, error) {
+	if g, ok := t.(GuardedTarget); ok {
+		var n int
+		err := g.UseTarget(func(fd int, flag sys.RegisterOp) error {
+			var err error
+			n, err = sys.Register(fd, op|flag, arg, nr)
+			return wrap(op, err)
+		})
+		return n, err
+	}
 	fd, flag := t.RegisterTarget()
 	n, err := sys.Register(fd, op|flag, arg, nr)
 	return n, wrap(op, err)

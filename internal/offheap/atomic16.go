@@ -16,7 +16,7 @@ var bigEndian = func() bool {
 // inside it. p must be 2-byte aligned.
 func word(p *uint16) (*uint32, uint) {
 	a := uintptr(unsafe.Pointer(p))
-	w := (*uint32)(unsafe.Pointer(a &^ 3))
+	w := (*uint32)(unsafe.Add(unsafe.Pointer(p), -int(a&3)))
 	hi := a&2 != 0
 	if bigEndian {
 		hi = !hi
