@@ -153,6 +153,8 @@ func TestRegisterOp(t *testing.T) {
 		require.NoError(t, RegisterOp(op), "%v", op)
 	}
 	require.NoError(t, RegisterOp(sys.RegisterUseRegisteredRing))
+	require.NoError(t, RegisterOp(sys.RegisterPbufStatus|sys.RegisterUseRegisteredRing))
+	requireUnsupported(t, RegisterOp(sys.RegisterZcrxCtrl|sys.RegisterUseRegisteredRing), "ZCRX_CTRL")
 	for _, op := range []sys.RegisterOp{sys.RegisterZcrxCtrl, sys.RegisterBPFFilter, 38, 200} {
 		requireUnsupported(t, RegisterOp(op), "knows 36 register opcodes")
 	}

@@ -60,9 +60,17 @@ type regTry struct {
 //	MEM_REGION                   one page of user memory
 //	QUERY                        ring-less: QUERY_OPCODES; EBADF = no ring-less form
 //	USE_REGISTERED_RING          PROBE through the ring's registered index
+//	                             (another opcode with the flag: both must be supported)
 //	ZCRX_CTRL, BPF_FILTER, newer decided by QUERY's nr_register_opcodes
 //	                             (without QUERY, from before 6.18: unsupported)
 func RegisterOp(op sys.RegisterOp) error {
+	if base := op &^ sys.RegisterUseRegisteredRing; base != op && base != 0 {
+		// An opcode through a registered ring needs both.
+		if err := RegisterOp(sys.RegisterUseRegisteredRing); err != nil {
+			return err
+		}
+		return RegisterOp(base)
+	}
 	return registerCache.get(op, func() error {
 		defer lockThread()()
 		what := "register opcode " + op.String() + sinceText(op.Since())
