@@ -42,8 +42,9 @@ type slotRange struct{ off, n int }
 // once and unmaps only when the last acquired request is released (and the
 // last clone is gone).
 //
-// Acquire, Release, Get, Put and Buf are safe for concurrent use; Update,
-// Clone and Unregister are not (call them from one goroutine).
+// Acquire, Release, Get and Put are safe for concurrent use, also with
+// Unregister. Update, Clone and Unregister are not safe for concurrent use
+// with each other or with Buf and Validate (call them from one goroutine).
 type Buffers struct {
 	t        Target
 	m        *mapping

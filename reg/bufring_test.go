@@ -351,3 +351,48 @@ func TestBufPoolStressNoDoubleHandout(t *testing.T) {
 	t.Logf("%d reads, %d ENOBUFS, %d held at the end", done, enobufs, len(held))
 	require.Greater(t, done-enobufs, ops/2)
 }
+
+// Closing a pool with a buffer out keeps the memory until that buffer is
+// put back.
+func TestBufPoolCloseWithBufferOut(t *testing.T) {
+	r := newRing(t, 4)
+	a, b := socketpair(t, unix.SOCK_DGRAM)
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 5, Count: 2, Size: 16})
+	require.NoError(t, err)
+	_, err = unix.Write(b, []byte("kept"))
+	require.NoError(t, err)
+	queue(t, r, 1, recvSelect(a, 5))
+	submit(t, r)
+	c := wait(t, r)
+	bid, data, err := pool.Take(c.Res, c.Flags)
+	require.NoError(t, err)
+	require.True(t, pool.IsOut(bid))
+	require.NoError(t, pool.Close())
+	require.False(t, pool.Unmapped())
+	require.Equal(t, "kept", string(data), "still mapped")
+	// The group is gone from the kernel.
+	queue(t, r, 2, recvSelect(a, 5))
+	_, err = unix.Write(b, []byte("x"))
+	require.NoError(t, err)
+	submit(t, r)
+	require.Equal(t, unix.ENOBUFS, errno(t, wait(t, r).Res))
+	require.NoError(t, pool.Put(bid))
+	require.True(t, pool.Unmapped())
+	require.Error(t, pool.Put(bid))
+	require.Error(t, pool.Close())
+}
+
+// Take and Put are on the reaping hot path: no allocations.
+func TestBufPoolNoAllocs(t *testing.T) {
+	r := newRing(t, 2)
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 6, Count: 4, Size: 16})
+	require.NoError(t, err)
+	defer pool.Close()
+	// A synthetic CQE for buffer 3 (the kernel never sees this pool used).
+	flags := sys.CQEFBuffer | 3<<sys.CQEBufferShift
+	require.Equal(t, 0.0, testing.AllocsPerRun(1000, func() {
+		_, _, _ = pool.Take(8, flags)
+		_ = pool.Put(3)
+	}))
+	require.Zero(t, pool.Out())
+}

@@ -147,7 +147,11 @@ func toFds32(fn string, fds []int, skip bool) ([]int32, error) {
 		switch {
 		case fd == Empty, skip && fd == Skip:
 		case fd < 0 || fd > 1<<31-1:
-			return nil, argErr(fn, "fds["+itoa(i)+"]", eq(fd)+" is not an fd, Empty or Skip")
+			what := " is not an fd or Empty"
+			if skip {
+				what = " is not an fd, Empty or Skip"
+			}
+			return nil, argErr(fn, "fds["+itoa(i)+"]", eq(fd)+what)
 		}
 		out[i] = int32(fd)
 	}

@@ -193,6 +193,10 @@ func (p *BufPool) Put(bid uint16) error {
 	return p.ring.Recycle(p.tr.buf(bid), bid)
 }
 
+// Unmapped reports whether the buffers have been unmapped (closed and no
+// id out).
+func (p *BufPool) Unmapped() bool { return p.closed && p.tr.nOut == 0 }
+
 // Close unregisters the ring. The buffers are unmapped now when none is
 // out, else by the Put of the last one.
 func (p *BufPool) Close() error {

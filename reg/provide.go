@@ -10,9 +10,9 @@ import (
 // LegacyPool is a group of provided buffers for kernels without buffer
 // rings (IORING_OP_PROVIDE_BUFFERS, Linux 5.7): buffers are handed to the
 // kernel by SQEs rather than through shared memory. It tracks ids the same
-// way BufPool does. The buffers live off the Go heap; Close unmaps them, so
-// call it only once no request can select from the group (after a
-// RemoveAll SQE completed, or the ring is closed).
+// way BufPool does. The buffers live off the Go heap; Close unmaps them
+// once no id is out, so call it only once no request can select from the
+// group (after a RemoveAll SQE completed, or the ring is closed).
 //
 // The SQEs are built with sqe.ProvideBuffers and sqe.RemoveBuffers, which
 // write every field: set UserData after the call.
@@ -56,13 +56,18 @@ func (p *LegacyPool) Take(res int32, flags sys.CQEFlags) (bid uint16, data []byt
 }
 
 // Put marks bid back in and fills s to provide it to the kernel again. An
-// id that is not out is an error; s is then left untouched.
+// id that is not out is an error; s is then left untouched. After Close,
+// Put only releases the id (s may be nil and is left untouched) and the
+// last one unmaps the buffers.
 func (p *LegacyPool) Put(bid uint16, s *sys.SQE) error {
-	if p.closed {
-		return argErr("LegacyPool.Put", "pool", "is closed")
-	}
 	if err := p.tr.give("LegacyPool.Put", bid); err != nil {
 		return err
+	}
+	if p.closed {
+		if p.tr.nOut == 0 {
+			p.tr.m.put()
+		}
+		return nil
 	}
 	return sqe.ProvideBuffers(s, p.tr.buf(bid), uint32(p.tr.size), 1, p.group, bid)
 }
@@ -74,12 +79,18 @@ func (p *LegacyPool) RemoveAll(s *sys.SQE) error {
 	return sqe.RemoveBuffers(s, p.tr.count, p.group)
 }
 
-// Close unmaps the buffers (see the type's comment for when).
+// Close unmaps the buffers now when no id is out, else with the last Put
+// (see the type's comment for when to call it).
 func (p *LegacyPool) Close() error {
 	if p.closed {
 		return argErr("LegacyPool.Close", "pool", "is already closed")
 	}
 	p.closed = true
-	p.tr.m.put()
+	if p.tr.nOut == 0 {
+		p.tr.m.put()
+	}
 	return nil
 }
+
+// Unmapped reports whether the buffers have been unmapped.
+func (p *LegacyPool) Unmapped() bool { return p.closed && p.tr.nOut == 0 }
