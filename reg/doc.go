@@ -5,7 +5,8 @@
 // query, sync cancel, ring-less MSG_RING, resize).
 //
 // Everything registers on a Target, which *uring.Ring satisfies (FdTarget
-// wraps a raw ring fd).
+// wraps a raw ring fd). A target that also implements GuardedTarget keeps
+// its fd from being closed (and the number reused) during each call.
 //
 // # Errors
 //
@@ -17,7 +18,9 @@
 // argument that cannot be right is rejected before the call with
 // *ArgError, which names it and unwraps to unix.EINVAL. Nothing panics.
 // Features are not assumed: a kernel that lacks a register opcode answers
-// EINVAL, returned as *Error like any other failure.
+// EINVAL; when the kernel is older than the release that added the opcode,
+// the *Error says which release it needs and matches uring.ErrUnsupported
+// (and errors.ErrUnsupported).
 //
 // # Memory lifetime
 //
