@@ -78,7 +78,9 @@ func TestShutdownInFlight(t *testing.T) {
 					_, errs[i] = l.Do(context.Background(), prepRead(fds[i%len(fds)], bufs[i]))
 				}()
 			}
+			tw := time.Now()
 			waitInFlight(t, l, n)
+			t.Logf("%d in flight after %v", n, time.Since(tw))
 			t0 := time.Now()
 			require.NoError(t, l.Close())
 			wg.Wait()

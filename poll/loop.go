@@ -199,6 +199,10 @@ func (l *Loop) loop() {
 			}
 			continue
 		}
+		if len(l.backlog) > 0 && l.sqpoll && l.ring.SQSpace() == 0 {
+			l.waitSQSpace()
+			continue
+		}
 		if l.inflight == 0 && !l.closing && len(l.backlog) == 0 {
 			l.endSpin()
 			l.park()
@@ -343,6 +347,21 @@ func (l *Loop) waitKernel() {
 	l.st.Enters++
 	l.sleeping.Store(awake)
 	if err != nil && !errors.Is(err, uring.ErrTimeout) {
+		l.enterErr(err)
+	}
+}
+
+// waitSQSpace waits for the SQ thread to consume SQEs
+// (IORING_ENTER_SQ_WAIT, 5.10) when requests wait for room. The Ring has
+// no call for it, so the loop enters itself (its thread owns the ring).
+func (l *Loop) waitSQSpace() {
+	l.assertThread()
+	l.st.Enters++
+	flags := sys.EnterSQWait
+	if l.ring.SQFlags()&sys.SQNeedWakeup != 0 {
+		flags |= sys.EnterSQWakeup
+	}
+	if _, err := sys.Enter(l.ring.Fd(), 0, 0, flags); err != nil && !errors.Is(err, syscall.EINTR) {
 		l.enterErr(err)
 	}
 }
