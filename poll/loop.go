@@ -191,7 +191,7 @@ func (l *Loop) loop() {
 		}
 		if l.needSubmit() {
 			if l.strategy == Block {
-				l.waitKernel() // one enter submits and waits
+				l.submitAndWait() // one enter submits and waits
 			} else if l.iopoll {
 				l.enterIOPoll()
 			} else {
@@ -309,6 +309,34 @@ func (l *Loop) enterIOPoll() {
 	l.unflushed = 0
 	l.st.Enters++
 	if _, err := l.ring.SubmitAndWait(1); err != nil {
+		l.enterErr(err)
+	}
+}
+
+// submitAndWait is Block's hot path: one enter submits the batch and
+// waits for a CQE, without the clock reads and EXT_ARG of a timed wait
+// (wakeups end it; a closing loop and batched waits use waitKernel).
+// Its time is not in BlockNanos: most such enters return at once with
+// CQEs completed inline.
+func (l *Loop) submitAndWait() {
+	if l.closing || l.batchWait || l.cfg.WaitBatch > 1 || l.sqpoll {
+		l.waitKernel()
+		return
+	}
+	l.assertThread()
+	l.sleeping.Store(sleepKernel)
+	if l.hasWork.Load() != 0 || l.stop.Load() {
+		l.sleeping.Store(awake)
+		l.submit()
+		return
+	}
+	l.unflushed = 0
+	l.st.Submits++
+	l.st.Waits++
+	l.st.Enters++
+	_, err := l.ring.SubmitAndWait(1)
+	l.sleeping.Store(awake)
+	if err != nil {
 		l.enterErr(err)
 	}
 }

@@ -1,0 +1,236 @@
+//go:build linux
+
+package poll
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+	"github.com/stretchr/testify/require"
+)
+
+// Benchmarks: each loop figure has its baseline in the same run (the raw
+// Ring doing the same work on a locked thread; a Go channel round trip).
+// BENCH.md has the table.
+
+const benchFileSize = 1 << 20
+
+// noThreadCheck turns off the per-call tid check of test builds.
+func noThreadCheck(b *testing.B) {
+	old := checkThread
+	checkThread = false
+	b.Cleanup(func() { checkThread = old })
+}
+
+// benchFile is a 1 MiB file in the page cache.
+func benchFile(b *testing.B) *os.File {
+	path := filepath.Join(b.TempDir(), "data")
+	require.NoError(b, os.WriteFile(path, make([]byte, benchFileSize), 0o600))
+	f, err := os.Open(path)
+	require.NoError(b, err)
+	b.Cleanup(func() { f.Close() })
+	_, err = f.ReadAt(make([]byte, benchFileSize), 0) // warm
+	require.NoError(b, err)
+	return f
+}
+
+// benchOp is one operation slot of the benchmark driver: a NOP or a 4 KiB
+// read at a rotating offset.
+type benchOp struct {
+	d   *benchDriver
+	buf [4096]byte
+	off int64
+}
+
+func (o *benchOp) Prep(s *sys.SQE) error {
+	if o.d.fd < 0 {
+		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1}
+		return nil
+	}
+	*s = sys.SQE{Opcode: sys.OpRead, Fd: int32(o.d.fd), Addr: sys.SliceAddr(o.buf[:]), Len: 4096, Off: uint64(o.off)}
+	return nil
+}
+
+func (o *benchOp) Handle(c *sys.CQE) {
+	d := o.d
+	if c.Res < 0 || (d.fd >= 0 && c.Res != 4096) {
+		d.bad++
+	}
+	d.outstanding--
+	if d.outstanding == 0 {
+		d.batch()
+	}
+}
+
+type benchDriver struct {
+	l           *Loop
+	fd          int
+	ops         []benchOp
+	left        int
+	outstanding int
+	next        int64
+	bad         int
+	done        chan struct{}
+}
+
+func (d *benchDriver) batch() {
+	if d.left == 0 {
+		d.done <- struct{}{}
+		return
+	}
+	k := min(len(d.ops), d.left)
+	for i := 0; i < k; i++ {
+		o := &d.ops[i]
+		o.off = d.next
+		d.next = (d.next + 4096) % benchFileSize
+		if _, err := d.l.Start(o); err != nil {
+			d.bad++
+		}
+	}
+	d.left -= k
+	d.outstanding = k
+}
+
+var batches = []int{1, 8, 32, 128}
+
+func benchStrategies() []Strategy { return []Strategy{Block, Spin, Hybrid, SQPoll, IOPoll} }
+
+func BenchmarkNop(b *testing.B)  { benchOps(b, false) }
+func BenchmarkRead(b *testing.B) { benchOps(b, true) }
+
+// benchOps: N operations in batches of 1..128, each batch submitted in one
+// enter and reaped before the next; the raw Ring first, then each strategy.
+func benchOps(b *testing.B, read bool) {
+	noThreadCheck(b)
+	fd := -1
+	if read {
+		fd = rawFd(b, benchFile(b))
+	}
+	for _, batch := range batches {
+		for _, st := range []Strategy{Block, SQPoll, IOPoll} {
+			if read && st == IOPoll {
+				continue
+			}
+			b.Run(fmt.Sprintf("raw-%v/batch=%d", st, batch), func(b *testing.B) { benchRaw(b, fd, batch, st) })
+		}
+		for _, st := range benchStrategies() {
+			if read && st == IOPoll {
+				continue // buffered reads are not pollable
+			}
+			b.Run(fmt.Sprintf("%v/batch=%d", st, batch), func(b *testing.B) {
+				l := newLoop(b, Config{Strategy: st})
+				d := &benchDriver{l: l, fd: fd, ops: make([]benchOp, batch), done: make(chan struct{}, 1)}
+				for i := range d.ops {
+					d.ops[i].d = d
+				}
+				d.left = 1000 // warm up
+				require.NoError(b, l.Run(d.batch))
+				<-d.done
+				d.left = b.N
+				b.ResetTimer()
+				require.NoError(b, l.Run(d.batch))
+				<-d.done
+				b.StopTimer()
+				require.Zero(b, d.bad)
+			})
+		}
+	}
+}
+
+// benchRaw drives the Ring directly on a locked thread, with the ring
+// options of a loop of strategy st (raw-block's serve Block, Spin, Hybrid).
+func benchRaw(b *testing.B, fd, batch int, st Strategy) {
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		done <- rawLoop(b, fd, batch, st)
+	}()
+	require.NoError(b, <-done)
+}
+
+func rawLoop(b *testing.B, fd, batch int, st Strategy) error {
+	c := Config{Strategy: st}
+	if err := c.setDefaults(); err != nil {
+		return err
+	}
+	r, err := uring.New(c.Entries, c.ringOptions()...)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	bufs := make([][4096]byte, batch)
+	cqes := make([]sys.CQE, 256)
+	var off int64
+	b.ResetTimer()
+	for left := b.N; left > 0; {
+		k := min(batch, left)
+		for i := 0; i < k; i++ {
+			s, err := r.GetSQE()
+			if err != nil {
+				return err
+			}
+			if fd < 0 {
+				*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: uint64(i)}
+			} else {
+				*s = sys.SQE{Opcode: sys.OpRead, Fd: int32(fd), Addr: sys.SliceAddr(bufs[i][:]), Len: 4096, Off: uint64(off), UserData: uint64(i)}
+				off = (off + 4096) % benchFileSize
+			}
+		}
+		if _, err := r.SubmitAndWait(uint32(k)); err != nil {
+			return err
+		}
+		for got := 0; got < k; {
+			n := r.Reap(cqes)
+			for _, c := range cqes[:n] {
+				if c.Res < 0 {
+					return fmt.Errorf("res %d", c.Res)
+				}
+			}
+			got += n
+		}
+		left -= k
+	}
+	b.StopTimer()
+	return nil
+}
+
+// BenchmarkRoundTrip: Do(NOP) from another goroutine, waiting each time,
+// against a Go channel round trip to a server goroutine.
+func BenchmarkRoundTrip(b *testing.B) {
+	noThreadCheck(b)
+	b.Run("chan", func(b *testing.B) {
+		req, resp := make(chan int), make(chan int)
+		go func() {
+			for v := range req {
+				resp <- v
+			}
+		}()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			req <- i
+			<-resp
+		}
+		b.StopTimer()
+		close(req)
+	})
+	for _, st := range benchStrategies() {
+		b.Run(st.String(), func(b *testing.B) {
+			l := newLoop(b, Config{Strategy: st})
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := l.Do(ctx, prepNop); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
