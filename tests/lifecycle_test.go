@@ -1,0 +1,565 @@
+//go:build linux
+
+package tests
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// rawPipe returns a pipe's raw fds (close-on-exec), closed at the end of
+// the test unless the test closed them itself.
+func rawPipe(t testing.TB, flags int) (r, w int) {
+	t.Helper()
+	var p [2]int
+	require.NoError(t, unix.Pipe2(p[:], unix.O_CLOEXEC|flags))
+	t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
+	return p[0], p[1]
+}
+
+// openAs opens path so that it gets fd number want (the lowest free fd,
+// just closed), failing when another fd number comes back.
+func openAs(t testing.TB, path string, flags, want int) {
+	t.Helper()
+	fd, err := unix.Open(path, flags|unix.O_CLOEXEC, 0o600)
+	require.NoError(t, err)
+	if fd != want {
+		unix.Close(fd)
+		t.Fatalf("reopen got fd %d, not the closed fd %d (something else opened an fd)", fd, want)
+	}
+}
+
+// TestClosedFdReuse: an fd closed with a read (or a write) in flight and
+// reopened as another file at the same number: the op stays bound to the
+// old file (the kernel took a file reference at submit), completes there,
+// and the new file is untouched. Through the raw ring and the task layer.
+func TestClosedFdReuse(t *testing.T) {
+	newFile := filepath.Join(t.TempDir(), "new")
+	require.NoError(t, os.WriteFile(newFile, []byte("NEWFILE!"), 0o600))
+	checkNew := func(t *testing.T, fd int) {
+		var st unix.Stat_t
+		require.NoError(t, unix.Fstat(fd, &st))
+		off, err := unix.Seek(fd, 0, 1)
+		require.NoError(t, err)
+		require.Equal(t, int64(0), off, "the stale op moved the new file's position")
+		b, err := os.ReadFile(newFile)
+		require.NoError(t, err)
+		require.Equal(t, "NEWFILE!", string(b), "the stale op wrote the new file")
+		require.NoError(t, unix.Close(fd))
+	}
+
+	t.Run("ring/read", func(t *testing.T) {
+		r := testutil.NewRing(t, 8)
+		pr, pw := rawPipe(t, 0)
+		buf := make([]byte, 16)
+		s := getSQE(t, r)
+		require.NoError(t, sqe.Read(s, pr, buf, sqe.CurrentPos))
+		s.UserData = 1
+		_, err := r.Submit()
+		require.NoError(t, err)
+		require.NoError(t, unix.Close(pr))
+		openAs(t, newFile, unix.O_RDWR, pr)
+		_, err = unix.Write(pw, []byte("OLDPIPE"))
+		require.NoError(t, err)
+		c := reap(t, r, 1)[0]
+		require.Equal(t, int32(7), c.Res)
+		require.Equal(t, "OLDPIPE", string(buf[:7]))
+		checkNew(t, pr)
+		runtime.KeepAlive(buf)
+	})
+	t.Run("ring/write", func(t *testing.T) {
+		r := testutil.NewRing(t, 8)
+		pr, pw := rawPipe(t, unix.O_NONBLOCK)
+		fill := make([]byte, 4096)
+		filled := 0
+		for {
+			n, err := unix.Write(pw, fill)
+			if errors.Is(err, unix.EAGAIN) {
+				break
+			}
+			require.NoError(t, err)
+			filled += n
+		}
+		msg := []byte("STALE")
+		s := getSQE(t, r)
+		require.NoError(t, sqe.Write(s, pw, msg, sqe.CurrentPos))
+		s.UserData = 2
+		_, err := r.Submit()
+		require.NoError(t, err)
+		require.NoError(t, unix.Close(pw))
+		openAs(t, newFile, unix.O_RDWR, pw)
+		// Drain the old pipe: the write lands there, at the end.
+		var got []byte
+		rb := make([]byte, 65536)
+		deadline := time.Now().Add(5 * time.Second)
+		for len(got) < filled+len(msg) && time.Now().Before(deadline) {
+			n, err := unix.Read(pr, rb)
+			if errors.Is(err, unix.EAGAIN) {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			require.NoError(t, err)
+			got = append(got, rb[:n]...)
+		}
+		require.Equal(t, "STALE", string(got[filled:]))
+		c := reap(t, r, 1)[0]
+		require.Equal(t, int32(5), c.Res)
+		checkNew(t, pw)
+		runtime.KeepAlive(msg)
+	})
+	t.Run("task/read", func(t *testing.T) {
+		ex, err := task.NewExecutor()
+		require.NoError(t, err)
+		defer ex.Close()
+		pr, pw := rawPipe(t, 0)
+		buf := make([]byte, 16)
+		h := task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+		time.Sleep(20 * time.Millisecond) // let the read reach the kernel
+		require.NoError(t, unix.Close(pr))
+		openAs(t, newFile, unix.O_RDWR, pr)
+		_, err = unix.Write(pw, []byte("OLDPIPE"))
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, err := h.Wait(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "OLDPIPE", string(buf[:n]))
+		checkNew(t, pr)
+	})
+}
+
+// mixedFds are files that never become ready: ops on them stay in flight.
+type mixedFds struct {
+	pipes  []int // read ends nobody writes
+	listen int   // a listening socket nobody connects to
+	socks  []int // socket pair ends nobody sends on
+}
+
+func newMixedFds(t testing.TB) *mixedFds {
+	m := &mixedFds{}
+	for i := 0; i < 8; i++ {
+		r, _ := rawPipe(t, 0)
+		m.pipes = append(m.pipes, r)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	f, err := ln.(*net.TCPListener).File()
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	m.listen = int(f.Fd())
+	for i := 0; i < 4; i++ {
+		p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		require.NoError(t, err)
+		t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
+		m.socks = append(m.socks, p[0])
+	}
+	return m
+}
+
+// mixedOp is operation i of a mix of reads, timeouts, polls, accepts and
+// receives that all stay pending; mem keeps what the kernel reads alive.
+type mixedOp struct {
+	buf []byte
+	ts  sys.Timespec
+}
+
+func (m *mixedFds) prep(s *sys.SQE, i int, op *mixedOp) error {
+	switch i % 5 {
+	case 0:
+		return sqe.Read(s, m.pipes[i%len(m.pipes)], op.buf, sqe.CurrentPos)
+	case 1:
+		return sqe.Timeout(s, &op.ts, time.Hour, 0, 0)
+	case 2:
+		return sqe.PollAdd(s, m.pipes[i%len(m.pipes)], unix.POLLIN)
+	case 3:
+		return sqe.Accept(s, m.listen, nil, nil, 0)
+	default:
+		return sqe.Recv(s, m.socks[i%len(m.socks)], op.buf, 0)
+	}
+}
+
+// TestCloseWithMixedOpsInFlight: 1,000 reads, timeouts, polls, accepts and
+// receives in flight, then Close: the raw ring, the poll loop and the task
+// executor all finish in bounded time, every waiter gets ErrClosed, and
+// later calls return ErrClosed.
+func TestCloseWithMixedOpsInFlight(t *testing.T) {
+	const n = 1000
+	t.Run("ring", func(t *testing.T) {
+		m := newMixedFds(t)
+		r, err := uring.New(256, uring.WithCQSize(2048))
+		require.NoError(t, err)
+		ops := make([]mixedOp, n)
+		for i := range ops {
+			ops[i].buf = make([]byte, 16)
+			s, err := r.GetSQE()
+			if errors.Is(err, uring.ErrSQFull) {
+				_, err = r.Submit()
+				require.NoError(t, err)
+				s, err = r.GetSQE()
+			}
+			require.NoError(t, err)
+			require.NoError(t, m.prep(s, i, &ops[i]))
+			s.UserData = uint64(i)
+		}
+		_, err = r.Submit()
+		require.NoError(t, err)
+		require.Zero(t, r.CQReady(), "nothing should complete")
+		// Two waiters: one for any CQE, one for all of them.
+		waiters := make(chan error, 2)
+		go func() { _, err := r.WaitCQE(); waiters <- err }()
+		go func() { _, err := r.WaitCQEs(n); waiters <- err }()
+		time.Sleep(20 * time.Millisecond)
+		t0 := time.Now()
+		closeErr := make(chan error, 1)
+		go func() { closeErr <- r.Close() }()
+		for i := 0; i < 2; i++ {
+			select {
+			case err := <-waiters:
+				require.ErrorIs(t, err, uring.ErrClosed)
+			case <-time.After(3 * time.Second):
+				t.Fatalf("%d of 2 waiters not woken by Close (WaitCQEs(%d) waits for %d CQEs; one wake CQE does not end it)", 2-i, n, n)
+			}
+		}
+		require.NoError(t, <-closeErr)
+		require.Less(t, time.Since(t0), 3*time.Second)
+		_, err = r.GetSQE()
+		require.ErrorIs(t, err, uring.ErrClosed)
+		_, err = r.SubmitAndWait(1)
+		require.ErrorIs(t, err, uring.ErrClosed)
+		_, err = r.PeekCQE()
+		require.ErrorIs(t, err, uring.ErrClosed)
+		require.ErrorIs(t, r.Close(), uring.ErrClosed)
+		runtime.KeepAlive(ops)
+	})
+	t.Run("poll", func(t *testing.T) {
+		m := newMixedFds(t)
+		l, err := poll.New(poll.Config{Entries: 128})
+		require.NoError(t, err)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				op := &mixedOp{buf: make([]byte, 16)}
+				_, errs[i] = l.Do(context.Background(), func(s *sys.SQE) error { return m.prep(s, i, op) })
+			}()
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for l.Stats().InFlight < n {
+			require.True(t, time.Now().Before(deadline), "only %d in flight", l.Stats().InFlight)
+			time.Sleep(time.Millisecond)
+		}
+		t0 := time.Now()
+		require.NoError(t, l.Close())
+		wg.Wait()
+		require.Less(t, time.Since(t0), 3*time.Second)
+		for i, err := range errs {
+			require.ErrorIs(t, err, uring.ErrClosed, "op %d", i)
+		}
+		_, err = l.Do(context.Background(), func(s *sys.SQE) error { sqe.Nop(s); return nil })
+		require.ErrorIs(t, err, uring.ErrClosed)
+		require.ErrorIs(t, l.Close(), uring.ErrClosed)
+	})
+	t.Run("task", func(t *testing.T) {
+		m := newMixedFds(t)
+		ex, err := task.NewExecutor()
+		require.NoError(t, err)
+		hs := make([]*task.Handle[int], n)
+		started := make(chan struct{}, n)
+		for i := range hs {
+			hs[i] = task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) {
+				started <- struct{}{}
+				buf := make([]byte, 16)
+				switch i % 5 {
+				case 0:
+					return tk.Read(m.pipes[i%len(m.pipes)], buf, task.CurrentPos)
+				case 1:
+					return 0, tk.Sleep(time.Hour)
+				case 2:
+					ev, err := tk.Poll(m.pipes[i%len(m.pipes)], unix.POLLIN)
+					return int(ev), err
+				case 3:
+					fd, _, err := tk.Accept(m.listen, 0)
+					return fd, err
+				default:
+					return tk.Recv(m.socks[i%len(m.socks)], buf, 0)
+				}
+			})
+		}
+		for range hs {
+			<-started
+		}
+		time.Sleep(20 * time.Millisecond) // the last ones reach the kernel
+		t0 := time.Now()
+		require.NoError(t, ex.Close())
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		t.Logf("Close took %v", time.Since(t0))
+		for i, h := range hs {
+			_, err := h.Wait(ctx)
+			require.ErrorIs(t, err, task.ErrClosed, "task %d (kind %d) after %v", i, i%5, time.Since(t0))
+			require.ErrorIs(t, err, uring.ErrClosed, "task %d", i)
+		}
+		require.Less(t, time.Since(t0), 3*time.Second)
+		_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
+		require.ErrorIs(t, err, uring.ErrClosed)
+		require.NoError(t, ex.Close(), "Close is safe to repeat")
+	})
+}
+
+// TestCancelUnknownOp: cancelling a user_data nothing carries (and an fd
+// with nothing pending) gives ENOENT; the reads in flight stay in flight
+// and later complete with their data. The poll loop's Cancel of a finished
+// token does nothing.
+func TestCancelUnknownOp(t *testing.T) {
+	t.Run("ring", func(t *testing.T) {
+		r := testutil.NewRing(t, 16)
+		const k = 4
+		var pw [k]int
+		bufs := make([][]byte, k)
+		for i := 0; i < k; i++ {
+			var pr int
+			pr, pw[i] = rawPipe(t, 0)
+			bufs[i] = make([]byte, 8)
+			s := getSQE(t, r)
+			require.NoError(t, sqe.Read(s, pr, bufs[i], sqe.CurrentPos))
+			s.UserData = uint64(i)
+		}
+		_, err := r.Submit()
+		require.NoError(t, err)
+		require.NoError(t, sqe.Cancel(getSQE(t, r), 0xdead, 0))
+		idle, _ := rawPipe(t, 0)
+		s := getSQE(t, r)
+		require.NoError(t, sqe.CancelFd(s, idle, 0))
+		s.UserData = 0xfd
+		cs := byUD(t, submitWait(t, r, 2))
+		require.Equal(t, -int32(unix.ENOENT), cs[0].Res)
+		require.Equal(t, -int32(unix.ENOENT), cs[0xfd].Res)
+		time.Sleep(10 * time.Millisecond)
+		require.Zero(t, r.CQReady(), "a cancel of nothing disturbed an op in flight")
+		for i := 0; i < k; i++ {
+			_, err := unix.Write(pw[i], []byte{'a' + byte(i)})
+			require.NoError(t, err)
+		}
+		cs = byUD(t, reap(t, r, k))
+		for i := 0; i < k; i++ {
+			require.Equal(t, int32(1), cs[uint64(i)].Res)
+			require.Equal(t, 'a'+byte(i), bufs[i][0])
+		}
+	})
+	t.Run("poll", func(t *testing.T) {
+		l, err := poll.New(poll.Config{})
+		require.NoError(t, err)
+		defer l.Close()
+		pr, pw := rawPipe(t, 0)
+		buf := make([]byte, 8)
+		got := make(chan poll.Result, 1)
+		var done poll.Token
+		require.NoError(t, l.Go(func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) },
+			func(r poll.Result, err error) { require.NoError(t, err); got <- r }))
+		fin := make(chan struct{})
+		require.NoError(t, l.Run(func() {
+			done, err = l.Prep(poll.HandlerFunc(func(*sys.CQE) { close(fin) }), func(s *sys.SQE) error { sqe.Nop(s); return nil })
+		}))
+		require.NoError(t, err)
+		<-fin
+		cancels := l.Stats().Cancels
+		require.NoError(t, l.Run(func() { err = l.Cancel(done) }))
+		require.NoError(t, err)
+		require.Equal(t, cancels, l.Stats().Cancels, "nothing to cancel: no SQE")
+		time.Sleep(10 * time.Millisecond)
+		require.Empty(t, got)
+		_, err = unix.Write(pw, []byte("x"))
+		require.NoError(t, err)
+		select {
+		case r := <-got:
+			require.Equal(t, int32(1), r.Res)
+		case <-time.After(5 * time.Second):
+			t.Fatal("the read never completed")
+		}
+	})
+}
+
+// TestCancelPendingReadTaskSeesContextCanceled: a task's read nobody
+// satisfies, its context cancelled: the op ends with ECANCELED in the
+// kernel and the task gets context.Canceled; the buffer is free again.
+func TestCancelPendingReadTaskSeesContextCanceled(t *testing.T) {
+	ex, err := task.NewExecutor()
+	require.NoError(t, err)
+	defer ex.Close()
+	pr, pw := rawPipe(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	buf := make([]byte, 8)
+	h := task.SpawnOn(ex, ctx, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	_, err = h.Wait(wctx)
+	require.ErrorIs(t, err, context.Canceled)
+	var oe *task.OpError
+	require.ErrorAs(t, err, &oe)
+	// The read is gone from the kernel: the next byte goes to a new read.
+	_, err = unix.Write(pw, []byte("z"))
+	require.NoError(t, err)
+	n, err := task.Run(ex, wctx, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, byte('z'), buf[0])
+}
+
+// TestCancelRacingCompletion: a read and its cancel race a write that
+// satisfies it, 100k times: exactly one outcome per read (the byte, or
+// ECANCELED with the byte left in the pipe), the cancel's result agrees,
+// and no byte is lost or seen twice. Raw ring, then the task layer
+// (context cancellation racing the data).
+func TestCancelRacingCompletion(t *testing.T) {
+	rounds := scale(100000, 20000, 1000000)
+	t.Run("ring", func(t *testing.T) {
+		r := testutil.NewRing(t, 8)
+		pr, pw := rawPipe(t, 0)
+		rng := rand.New(rand.NewPCG(1, 2))
+		buf := make([]byte, 1)
+		wb := make([]byte, 1)
+		var outcomes [2]int
+		put := func(ud uint64, prep func(s *sys.SQE) error) {
+			s := getSQE(t, r)
+			require.NoError(t, prep(s))
+			s.UserData = ud
+		}
+		read := func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) }
+		cancel := func(s *sys.SQE) error { return sqe.Cancel(s, 1, 0) }
+		write := func(s *sys.SQE) error { return sqe.Write(s, pw, wb, sqe.CurrentPos) }
+		submit := func() {
+			_, err := r.Submit()
+			require.NoError(t, err)
+		}
+		for i := 0; i < rounds; i++ {
+			wb[0], buf[0] = byte(i), byte(i)+1
+			want := 3 // read, cancel, and a ring write
+			put(1, read)
+			switch rng.IntN(4) {
+			case 0: // one batch: read, write, cancel
+				put(3, write)
+				put(2, cancel)
+			case 1: // one batch: read, cancel, write
+				put(2, cancel)
+				put(3, write)
+			case 2: // read in flight, then write and cancel together
+				submit()
+				put(3, write)
+				put(2, cancel)
+			default: // read in flight, a write(2) from here, then the cancel
+				submit()
+				_, err := unix.Write(pw, wb)
+				require.NoError(t, err)
+				put(2, cancel)
+				want = 2
+			}
+			submit()
+			m := byUD(t, reap(t, r, want))
+			require.Len(t, m, want)
+			if want == 3 {
+				require.Equal(t, int32(1), m[3].Res, "round %d: the write", i)
+			}
+			rd, cn := m[1], m[2]
+			switch rd.Res {
+			case 1:
+				require.Equal(t, byte(i), buf[0], "round %d: wrong byte", i)
+				require.Contains(t, []int32{-int32(unix.ENOENT), -int32(unix.EALREADY)}, cn.Res, "round %d: read done, cancel %d", i, cn.Res)
+				outcomes[0]++
+			case -int32(unix.ECANCELED):
+				require.Equal(t, int32(0), cn.Res, "round %d: read cancelled, cancel %d", i, cn.Res)
+				require.Equal(t, byte(i)+1, buf[0], "round %d: a cancelled read wrote its buffer", i)
+				n, err := unix.Read(pr, buf) // the byte is still in the pipe
+				require.NoError(t, err)
+				require.Equal(t, 1, n)
+				require.Equal(t, byte(i), buf[0])
+				outcomes[1]++
+			default:
+				t.Fatalf("round %d: read res %d", i, rd.Res)
+			}
+		}
+		t.Logf("%d rounds: %d completed, %d cancelled", rounds, outcomes[0], outcomes[1])
+		require.NotZero(t, outcomes[0])
+		require.NotZero(t, outcomes[1])
+	})
+	t.Run("task", func(t *testing.T) {
+		ex, err := task.NewExecutor()
+		require.NoError(t, err)
+		defer ex.Close()
+		pr, pw := rawPipe(t, 0)
+		taskRounds := rounds / 5
+		var outcomes [2]int
+		_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			buf := make([]byte, 1)
+			wb := make([]byte, 1)
+			for i := 0; i < taskRounds; i++ {
+				wb[0] = byte(i)
+				ctx, cancel := context.WithCancel(tk.Context())
+				h := task.SpawnContext(tk, ctx, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+				mode := rng.IntN(4)
+				tk.Yield() // the read reaches the kernel
+				if mode >= 2 {
+					// The cancellation reaches the executor through another
+					// goroutine (context.AfterFunc): race it with the data.
+					cancel()
+					for j := rng.IntN(4); j > 0; j-- {
+						tk.Yield()
+					}
+				}
+				if _, err := tk.Write(pw, wb, task.CurrentPos); err != nil {
+					cancel()
+					return struct{}{}, err
+				}
+				if mode == 1 {
+					tk.Yield()
+				}
+				cancel()
+				n, err := h.Join(tk)
+				switch {
+				case err == nil && n == 1:
+					if buf[0] != byte(i) {
+						t.Errorf("round %d: read %d", i, buf[0])
+					}
+					outcomes[0]++
+				case errors.Is(err, context.Canceled):
+					// Nothing consumed: the byte is read now.
+					if n, err := tk.Read(pr, buf, task.CurrentPos); err != nil || n != 1 || buf[0] != byte(i) {
+						t.Errorf("round %d: cancelled read lost the byte: %d %v %d", i, n, err, buf[0])
+					}
+					outcomes[1]++
+				default:
+					t.Errorf("round %d: %d %v", i, n, err)
+				}
+				if t.Failed() {
+					break
+				}
+			}
+			return struct{}{}, nil
+		})
+		require.NoError(t, err)
+		t.Logf("%d rounds: %d completed, %d cancelled", taskRounds, outcomes[0], outcomes[1])
+		require.Equal(t, taskRounds, outcomes[0]+outcomes[1])
+	})
+}
