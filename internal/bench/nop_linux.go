@@ -1,0 +1,180 @@
+//go:build linux
+
+package bench
+
+import (
+	"errors"
+	"time"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task"
+)
+
+// runNop: NOPs in batches of B per enter, reaped each batch. The baseline
+// is the raw Ring (the floor the layers above it are held to); the C
+// liburing program is a peer when gcc and liburing are installed.
+func runNop(c *Config) ([]Point, error) {
+	var out []Point
+	for _, b := range orInts(c.QD, []int{1, 8, 32, 128}) {
+		if b > 4096 {
+			return nil, errors.New("nop: --qd (batch) must be at most 4096")
+		}
+		d := c.dur()
+		s := spec{
+			meta: Point{Workload: "nop", Axis: "batch", X: int64(b), Unit: "ns/op",
+				Params: Params{Batch: b, Duration: d.String()}},
+			project: []impl{
+				{"poll.Loop", func() (sample, error) { return nopLoop(b, d) }},
+				{"task (B tasks)", func() (sample, error) { return nopTasks(b, d) }},
+			},
+			baseline: impl{"uring.Ring", func() (sample, error) { return nopRing(b, d) }},
+		}
+		if !c.NoPeers {
+			if bin, err := cNopProgram(); err == nil {
+				s.peers = append(s.peers, impl{"liburing (C)", func() (sample, error) { return runCNop(bin, b, d) }})
+			} else {
+				c.logf("bench: nop: C liburing peer skipped: %v", err)
+			}
+		}
+		pts, err := c.measure(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pts...)
+	}
+	return out, nil
+}
+
+func ringEntries(b int) uint32 {
+	n := uint32(8)
+	for n < uint32(b) {
+		n *= 2
+	}
+	return n
+}
+
+func nopRing(b int, d time.Duration) (sample, error) {
+	r, err := uring.New(ringEntries(b))
+	if err != nil {
+		return sample{}, err
+	}
+	defer r.Close()
+	cqes := make([]sys.CQE, b)
+	chunk := max(1, 1024/b)
+	ops, el, err := timed(d, func() (int, error) {
+		for k := 0; k < chunk; k++ {
+			for i := 0; i < b; i++ {
+				s, err := r.GetSQE()
+				if err != nil {
+					return k * b, err
+				}
+				sqe.Nop(s)
+			}
+			if _, err := r.SubmitAndWait(uint32(b)); err != nil {
+				return k * b, err
+			}
+			for got := 0; got < b; {
+				got += r.Reap(cqes[got:])
+			}
+		}
+		return chunk * b, nil
+	})
+	return nsPerOp(ops, el), err
+}
+
+// nopDriver keeps one batch of NOPs in flight on a poll.Loop: the last CQE
+// of a batch preps the next, until the time is up.
+type nopDriver struct {
+	l        *poll.Loop
+	b, left  int
+	ops      int64
+	deadline time.Time
+	err      error
+	done     chan struct{}
+}
+
+func prepNop(s *sys.SQE) error { sqe.Nop(s); return nil }
+
+func (n *nopDriver) batch() {
+	n.left = n.b
+	for i := 0; i < n.b; i++ {
+		if _, err := n.l.Prep(n, prepNop); err != nil {
+			n.err = err
+			close(n.done)
+			return
+		}
+	}
+}
+
+func (n *nopDriver) Handle(c *sys.CQE) {
+	n.ops++
+	if n.left--; n.left > 0 {
+		return
+	}
+	if n.ops&1023 < int64(n.b) && time.Now().After(n.deadline) {
+		close(n.done)
+		return
+	}
+	n.batch()
+}
+
+func nopLoop(b int, d time.Duration) (sample, error) {
+	l, err := poll.New(poll.Config{Entries: ringEntries(b)})
+	if err != nil {
+		return sample{}, err
+	}
+	defer l.Close()
+	n := &nopDriver{l: l, b: b, done: make(chan struct{})}
+	start := time.Now()
+	n.deadline = start.Add(d)
+	if err := l.Run(n.batch); err != nil {
+		return sample{}, err
+	}
+	<-n.done
+	el := time.Since(start)
+	if n.err != nil {
+		return sample{}, n.err
+	}
+	return nsPerOp(n.ops, el), nil
+}
+
+// nopTasks: b tasks each awaiting NOPs in a loop; the executor submits
+// what they queued in one enter, so a batch is b SQEs.
+func nopTasks(b int, d time.Duration) (sample, error) {
+	var ops int64
+	var el time.Duration
+	err := onExecutor(func(t *task.T) error {
+		start := time.Now()
+		deadline := start.Add(d)
+		hs := make([]*task.Handle[int64], b)
+		for i := range hs {
+			hs[i] = task.Spawn(t, func(t *task.T) (int64, error) {
+				var n int64
+				for {
+					for k := 0; k < 256; k++ {
+						if err := t.Nop(); err != nil {
+							return n, err
+						}
+					}
+					n += 256
+					if time.Now().After(deadline) {
+						return n, nil
+					}
+				}
+			})
+		}
+		for _, h := range hs {
+			n, err := h.Join(t)
+			if err != nil {
+				return err
+			}
+			ops += n
+		}
+		el = time.Since(start)
+		return nil
+	}, task.WithEntries(ringEntries(b)))
+	return nsPerOp(ops, el), err
+}

@@ -1,0 +1,18 @@
+//go:build linux
+
+package bench
+
+var runners = map[string]func(*Config) ([]Point, error){
+	"nop":      runNop,
+	"randread": runRandread,
+	"tcprecv":  runTCPRecv,
+	"http":     runHTTP,
+	"http-std": runHTTPStd,
+	"echo":     runEcho,
+	"spawn":    runSpawn,
+	"switch":   runSwitch,
+	"channel":  runChannel,
+	"chain":    runChain,
+	"collect":  runCollect,
+	"overhead": runOverhead,
+}
