@@ -95,12 +95,12 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 	sl.msg.Namelen = uint32(len(sl.name)) // the addrlen in/out word
 	s.Opcode, s.Fd, s.Addr, s.Off, s.OpFlags = sys.OpAccept, int32(fd), sys.PtrAddr(&sl.name), sys.PtrAddr(&sl.msg.Namelen), uint32(flags|unix.SOCK_CLOEXEC)
 	sl.kind |= slotFdResult
-	t.peerBuf = &sl.name
+	t.ext().peerBuf = &sl.name
 	res, _, err := t.wait(s, sl, "accept", fd)
 	if err != nil {
 		return -1, netip.AddrPort{}, err
 	}
-	return int(res), t.peer, nil
+	return int(res), t.x.peer, nil
 }
 
 // Recv receives into buf (IORING_OP_RECV, 5.6); 0 means the peer shut down.
@@ -189,14 +189,15 @@ func (t *T) Recvmsg(fd int, bufs [][]byte, oob []byte, flags int) (n, oobn, recv
 	sl.msg.Name = &sl.name[0]
 	sl.msg.Namelen = uint32(len(sl.name))
 	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpRecvmsg, int32(fd), sys.PtrAddr(&sl.msg), 1, uint32(flags)
-	t.peerBuf = &sl.name
-	t.msgOut = true
+	x := t.ext()
+	x.peerBuf = &sl.name
+	x.msgOut = true
 	res, _, err := t.wait(s, sl, "recvmsg", fd)
-	t.msgOut = false
+	x.msgOut = false
 	if err != nil {
 		return 0, 0, 0, from, err
 	}
-	return int(res), t.oobn, t.rflags, t.peer, nil
+	return int(res), x.oobn, x.rflags, x.peer, nil
 }
 
 func (sl *opSlot) prepMsg(bufs [][]byte, oob []byte) {

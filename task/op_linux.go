@@ -153,12 +153,13 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 		res = -int32(unix.ECANCELED)
 	}
 	t, out := sl.t, sl.out
-	if t != nil && t.peerBuf == &sl.name {
+	if t != nil && t.x != nil && t.x.peerBuf == &sl.name {
 		// Decode what the kernel wrote into the slot before it is reused.
-		t.peerBuf = nil
-		t.peer = getSockaddr(&sl.name, sl.msg.Namelen)
-		if t.msgOut {
-			t.oobn, t.rflags = int(sl.msg.Controllen), int(sl.msg.Flags)
+		x := t.x
+		x.peerBuf = nil
+		x.peer = getSockaddr(&sl.name, sl.msg.Namelen)
+		if x.msgOut {
+			x.oobn, x.rflags = int(sl.msg.Controllen), int(sl.msg.Flags)
 		}
 	}
 	ex.freeSlot(sl)
@@ -225,12 +226,13 @@ func (ex *Executor) interrupt(t *T, err error) {
 
 // ops lists the slots t waits for (one, or a chain's).
 func (t *T) ops() []*opSlot {
-	if t.chain != nil {
-		return t.chain
+	if t.x != nil && t.x.chain != nil {
+		return t.x.chain
 	}
 	if t.op != nil {
-		t.one[0] = t.op
-		return t.one[:]
+		x := t.ext()
+		x.one[0] = t.op
+		return x.one[:]
 	}
 	return nil
 }
@@ -281,8 +283,9 @@ func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
 // wait parks t until the op in sl completes and returns its result.
 func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, error) {
 	ex := t.ex
+	linked := false
 	if t.hasDeadline {
-		ex.linkTimeout(s, sl, t.deadline)
+		linked = ex.linkTimeout(s, sl, time.Unix(0, t.deadline))
 	}
 	sl.t, sl.out = t, &t.res
 	t.pending = 1
@@ -293,16 +296,16 @@ func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, er
 	t.op = nil
 	r := t.res
 	if r.Res < 0 {
-		return r.Res, r.Flags, t.opErr(name, fd, r.Res, sl.linkedTO)
+		return r.Res, r.Flags, t.opErr(name, fd, r.Res, linked)
 	}
 	return r.Res, r.Flags, nil
 }
 
 // linkTimeout links a LINK_TIMEOUT for the deadline behind s.
-func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) {
+func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) bool {
 	lt, err := ex.ring.GetSQE()
 	if err != nil {
-		return // sqe reserved room for it; a closed ring fails the op anyway
+		return false // sqe reserved room for it; a closed ring fails the op anyway
 	}
 	d := time.Until(deadline)
 	if d < 0 {
@@ -312,6 +315,7 @@ func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) {
 	s.Flags |= sys.SQEIOLink
 	*lt = sys.SQE{Opcode: sys.OpLinkTimeout, Fd: -1, Addr: sys.PtrAddr(&sl.lts), Len: 1, UserData: udIgnore}
 	sl.linkedTO = true
+	return true
 }
 
 // opErr turns a negative result into an error; a cancellation becomes the
@@ -324,7 +328,7 @@ func (t *T) opErr(name string, fd int, res int32, linked bool) error {
 			return &OpError{name, fd, ErrClosed}
 		case t.ctx.Err() != nil:
 			return &OpError{name, fd, t.ctx.Err()}
-		case linked && !time.Now().Before(t.deadline):
+		case linked && time.Now().UnixNano() >= t.deadline:
 			return &OpError{name, fd, context.DeadlineExceeded}
 		}
 	}

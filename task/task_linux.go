@@ -6,7 +6,6 @@ import (
 	"context"
 	"net/netip"
 	"runtime/debug"
-	"time"
 )
 
 // T is a task's handle: every await is a method of it (or takes it). It is
@@ -15,39 +14,58 @@ type T struct {
 	ex   *Executor
 	w    *worker
 	body runner
-
-	ctx         context.Context
-	stopCtx     func() bool
-	hasDeadline bool
-	deadline    time.Time
+	ctx  context.Context
+	x    *tExtra // rarely used state, allocated on first use
 
 	// Scheduling state, touched only on the executor's thread.
-	ready    bool // woken, not yet resumed
-	onStack  bool // running, or resuming another coroutine inside its park
-	finished bool
-	parkKind uint8
-	parkTok  uint32 // bumped on every wake: stale wait registrations see it
-	parkErr  error
-	op       *opSlot   // the op a parkOp task waits for
-	chain    []*opSlot // the ops of a link chain it waits for
-	one      [1]*opSlot
-	pending  int     // CQEs it still waits for
-	res      Result
+	ready       bool // woken, not yet resumed
+	onStack     bool // running, or resuming another coroutine inside its park
+	finished    bool
+	parkKind    uint8
+	hasDeadline bool
+	cancellable bool
+	chanClosed  bool   // woken from a Send by Close
+	parkTok     uint32 // bumped on every wake: stale wait registrations see it
+	pending     int32  // CQEs it still waits for
+	res         Result
+	parkErr     error
+	op          *opSlot // the op a parkOp task waits for
+	stopCtx     func() bool
+	deadline    int64 // UnixNano, with hasDeadline
 
-	// Outputs an op's slot holds that are decoded before the slot is freed.
+	joiner       *T // one joiner (the common case)
+	waitFor      *T // the task it joins
+	lprev, lnext *T // list of unfinished tasks
+}
+
+// tExtra holds what few tasks use.
+type tExtra struct {
+	chain   []*opSlot // the ops of a link chain it waits for
+	one     [1]*opSlot
+	joiners []*T // more joiners
+	hook    doneHook
+	doneCh  chan struct{}
+
+	// Outputs an op's slot holds, decoded before the slot is freed.
 	peerBuf *[128]byte
 	peer    netip.AddrPort
 	msgOut  bool
 	oobn    int
 	rflags  int
+}
 
-	joiner  *T   // one joiner (the common case)
-	joiners []*T // more joiners
-	waitFor *T   // the task it joins
-	hook    doneHook
+func (t *T) ext() *tExtra {
+	if t.x == nil {
+		t.x = new(tExtra)
+	}
+	return t.x
+}
 
-	lprev, lnext *T // list of unfinished tasks
-	doneCh       chan struct{}
+func (t *T) doneChan() chan struct{} {
+	if t.x == nil {
+		return nil
+	}
+	return t.x.doneCh
 }
 
 const (
@@ -124,7 +142,7 @@ func SpawnContext[R any](t *T, ctx context.Context, fn func(*T) (R, error)) *Han
 func SpawnOn[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
 	h := &Handle[R]{fn: fn}
 	h.t.init(ex, h, ctx)
-	h.t.doneCh = make(chan struct{})
+	h.t.ext().doneCh = make(chan struct{})
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -147,17 +165,28 @@ func (t *T) init(ex *Executor, body runner, ctx context.Context) {
 }
 
 // setCtx adopts ctx for the task's next awaits: a deadline becomes a
-// LINK_TIMEOUT on each op; a cancellation pokes the executor.
+// LINK_TIMEOUT on each op; a cancellation pokes the executor (registered on
+// the first park, so a task that never parks costs nothing).
 func (t *T) setCtx(ctx context.Context) {
 	t.ctx = ctx
-	t.deadline, t.hasDeadline = ctx.Deadline()
+	d, ok := ctx.Deadline()
+	t.hasDeadline = ok
+	t.deadline = 0
+	if ok {
+		t.deadline = d.UnixNano()
+	}
 	if t.stopCtx != nil {
 		t.stopCtx()
 		t.stopCtx = nil
 	}
-	if ctx.Done() != nil {
+	t.cancellable = ctx.Done() != nil
+}
+
+// watchCtx registers the poke of a cancellable context before t parks.
+func (t *T) watchCtx() {
+	if t.cancellable && t.stopCtx == nil {
 		ex := t.ex
-		t.stopCtx = context.AfterFunc(ctx, func() { ex.post(remoteMsg{kind: msgPoke, t: t}) })
+		t.stopCtx = context.AfterFunc(t.ctx, func() { ex.post(remoteMsg{kind: msgPoke, t: t}) })
 	}
 }
 
@@ -176,7 +205,7 @@ func (h *Handle[R]) Join(t *T) (R, error) {
 
 // Wait waits from an ordinary goroutine for a task started with SpawnOn.
 func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
-	if h.t.doneCh == nil {
+	if h.t.doneChan() == nil {
 		var zero R
 		return zero, &ArgError{"Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)"}
 	}
@@ -184,7 +213,7 @@ func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
 		ctx = context.Background()
 	}
 	select {
-	case <-h.t.doneCh:
+	case <-h.t.x.doneCh:
 		return h.res, h.err
 	case <-ctx.Done():
 		var zero R
@@ -202,7 +231,7 @@ func (t *T) waitTask(u *T) error {
 	if u.joiner == nil {
 		u.joiner = t
 	} else {
-		u.joiners = append(u.joiners, t)
+		u.ext().joiners = append(u.ext().joiners, t)
 	}
 	t.waitFor = u
 	err := t.parkOn(parkWait)
@@ -213,17 +242,17 @@ func (t *T) waitTask(u *T) error {
 // waitRemote joins a task of another executor: park until its done channel
 // is closed (a helper goroutine turns that into a wake).
 func (t *T) waitRemote(u *T) error {
-	if u.doneCh == nil {
+	if u.doneChan() == nil {
 		return &ArgError{"Join", "h", "belongs to another executor and was not started with SpawnOn"}
 	}
 	select {
-	case <-u.doneCh:
+	case <-u.x.doneCh:
 		return nil
 	default:
 	}
 	ex, tok := t.ex, t.parkTok
 	go func() {
-		<-u.doneCh
+		<-u.x.doneCh
 		ex.post(remoteMsg{kind: msgWake, t: t, tok: tok})
 	}()
 	return t.parkOn(parkWait)
@@ -240,9 +269,12 @@ func (t *T) unjoin() {
 		u.joiner = nil
 		return
 	}
-	for i, j := range u.joiners {
+	if u.x == nil {
+		return
+	}
+	for i, j := range u.x.joiners {
 		if j == t {
-			u.joiners = append(u.joiners[:i], u.joiners[i+1:]...)
+			u.x.joiners = append(u.x.joiners[:i], u.x.joiners[i+1:]...)
 			return
 		}
 	}
@@ -266,16 +298,18 @@ func (t *T) finish(err error) {
 		j.waitFor = nil
 		ex.wake(j)
 	}
-	for _, j := range t.joiners {
-		j.waitFor = nil
-		ex.wake(j)
-	}
-	t.joiners = nil
-	if t.hook != nil {
-		t.hook.taskDone(t)
-	}
-	if t.doneCh != nil {
-		close(t.doneCh)
+	if x := t.x; x != nil {
+		for _, j := range x.joiners {
+			j.waitFor = nil
+			ex.wake(j)
+		}
+		x.joiners = nil
+		if x.hook != nil {
+			x.hook.taskDone(t)
+		}
+		if x.doneCh != nil {
+			close(x.doneCh)
+		}
 	}
 }
 
@@ -301,7 +335,7 @@ func (t *T) check() error {
 	if t.ex.closing {
 		return ErrClosed
 	}
-	if t.stopCtx != nil {
+	if t.cancellable {
 		return t.ctx.Err()
 	}
 	return nil
@@ -324,6 +358,7 @@ func (t *T) parkOn(kind uint8) error {
 // maxDepth; otherwise it yields to whoever resumed it.
 func (t *T) park() {
 	ex := t.ex
+	t.watchCtx()
 	for {
 		if t.ready {
 			t.ready = false
