@@ -17,15 +17,19 @@ import (
 )
 
 // scale picks the count for a stress loop: long under the soak tag, short
-// with -short, def otherwise.
+// with -short, def otherwise; a tenth of it under the race detector.
 func scale(def, short, long int) int {
+	n := def
 	switch {
 	case soakTag && !testing.Short():
-		return long
+		n = long
 	case testing.Short():
-		return short
+		n = short
 	}
-	return def
+	if raceEnabled {
+		n = max(n/10, 1)
+	}
+	return n
 }
 
 // rawFd returns f's descriptor without switching it to blocking mode.

@@ -1,0 +1,317 @@
+//go:build linux
+
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// TestCancelledAcceptOrOpenClosesFd: an accept racing its cancellation
+// with a connection arriving, and an open of a FIFO cancelled while it
+// blocks and completed by a writer: when the op still produced an fd, the
+// executor closes it; the task sees its context's error; the process fd
+// count comes back to where it was.
+func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
+	t.Run("accept", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		lf, err := ln.(*net.TCPListener).File()
+		require.NoError(t, err)
+		defer lf.Close()
+		lfd := int(lf.Fd())
+		addr := ln.Addr().String()
+		ex, err := task.NewExecutor()
+		require.NoError(t, err)
+		defer ex.Close()
+		base := fdCount(t)
+		rounds := scale(300, 100, 5000)
+		var accepted, cancelled int
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := 0; i < rounds; i++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			h := task.SpawnOn(ex, ctx, func(tk *task.T) (int, error) {
+				fd, _, err := tk.Accept(lfd, 0)
+				return fd, err
+			})
+			time.Sleep(time.Duration(rng.IntN(50)) * time.Microsecond)
+			var c net.Conn
+			if rng.IntN(2) == 0 {
+				cancel()
+				c, err = net.Dial("tcp", addr)
+			} else {
+				c, err = net.Dial("tcp", addr)
+				cancel()
+			}
+			require.NoError(t, err)
+			wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+			fd, err := h.Wait(wctx)
+			wcancel()
+			switch {
+			case err == nil:
+				accepted++
+				require.NoError(t, unix.Close(fd))
+			case errors.Is(err, context.Canceled):
+				cancelled++
+			default:
+				t.Fatalf("round %d: %v", i, err)
+			}
+			c.Close()
+		}
+		// Connections queued behind cancelled accepts: take them off.
+		_, err = task.Run(ex, context.Background(), func(tk *task.T) (int, error) {
+			if err := unix.SetNonblock(lfd, true); err != nil {
+				return 0, err
+			}
+			for {
+				fd, _, err := unix.Accept4(lfd, unix.SOCK_CLOEXEC)
+				if err != nil {
+					return 0, nil
+				}
+				unix.Close(fd)
+			}
+		})
+		require.NoError(t, err)
+		t.Logf("%d rounds: %d accepted, %d cancelled", rounds, accepted, cancelled)
+		require.NotZero(t, cancelled)
+		eventuallyFds(t, base)
+	})
+	t.Run("open", func(t *testing.T) {
+		ex, err := task.NewExecutor()
+		require.NoError(t, err)
+		defer ex.Close()
+		dir := t.TempDir()
+		base := fdCount(t)
+		var completed, closedByExecutor int
+		var wrong []string
+		for i := 0; i < scale(40, 20, 400); i++ {
+			fifo := filepath.Join(dir, "fifo"+strconv.Itoa(i))
+			require.NoError(t, unix.Mkfifo(fifo, 0o600))
+			ctx, cancel := context.WithCancel(context.Background())
+			// O_CREAT makes io_uring open in an io-wq worker (never inline
+			// with O_NONBLOCK), where a FIFO blocks until a writer comes.
+			h := task.SpawnOn(ex, ctx, func(tk *task.T) (int, error) { return tk.Open(fifo, unix.O_RDONLY|unix.O_CREAT, 0o600) })
+			time.Sleep(5 * time.Millisecond)
+			cancel()
+			time.Sleep(time.Duration(i%8) * 20 * time.Microsecond) // race the cancel
+			// A writer completes the open if the worker is still in it.
+			w, werr := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0)
+			wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+			fd, err := h.Wait(wctx)
+			wcancel()
+			if werr == nil {
+				w.Close()
+			}
+			switch {
+			case err == nil: // the open won the race: the fd is ours
+				completed++
+				require.NoError(t, unix.Close(fd))
+			case !errors.Is(err, context.Canceled):
+				wrong = append(wrong, fmt.Sprintf("round %d: %v", i, err))
+			case werr == nil:
+				// Cancelled, yet the open completed: the executor closes it.
+				closedByExecutor++
+			}
+		}
+		eventuallyFds(t, base)
+		require.Empty(t, wrong, "a cancelled open must end with context.Canceled (the kernel answers an interrupted io-wq open with -ERESTARTSYS = 512)")
+		t.Logf("opens: %d won the race, %d completed after their cancel (closed by the executor)", completed, closedByExecutor)
+	})
+}
+
+// TestDeferTaskrunIdleThenPrompt: a DEFER_TASKRUN executor and poll loop
+// idle for seconds with a read in flight; data then arrives from another
+// goroutine: the read completes within milliseconds, not at the next
+// timeout, and new work from outside is served as fast.
+func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
+	idle := 2 * time.Second
+	if testing.Short() {
+		idle = time.Second
+	}
+	const prompt = 100 * time.Millisecond
+	t.Run("task", func(t *testing.T) {
+		t.Parallel()
+		ex, err := task.NewExecutor()
+		require.NoError(t, err)
+		defer ex.Close()
+		require.NotZero(t, ex.Ring().SetupFlags()&sys.SetupDeferTaskrun, "the executor should use DEFER_TASKRUN here")
+		pr, pw := rawPipe(t, 0)
+		buf := make([]byte, 8)
+		h := task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+		time.Sleep(idle)
+		t0 := time.Now()
+		_, err = unix.Write(pw, []byte("late"))
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, err := h.Wait(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		require.Less(t, time.Since(t0), prompt, "the read completed only after %v", time.Since(t0))
+		t0 = time.Now()
+		_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
+		require.NoError(t, err)
+		require.Less(t, time.Since(t0), prompt)
+	})
+	t.Run("poll", func(t *testing.T) {
+		t.Parallel()
+		l, err := poll.New(poll.Config{})
+		require.NoError(t, err)
+		defer l.Close()
+		pr, pw := rawPipe(t, 0)
+		buf := make([]byte, 8)
+		got := make(chan time.Time, 1)
+		require.NoError(t, l.Go(func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) },
+			func(poll.Result, error) { got <- time.Now() }))
+		time.Sleep(idle)
+		t0 := time.Now()
+		_, err = unix.Write(pw, []byte("late"))
+		require.NoError(t, err)
+		select {
+		case at := <-got:
+			require.Less(t, at.Sub(t0), prompt, "the read completed only after %v", at.Sub(t0))
+		case <-time.After(5 * time.Second):
+			t.Fatal("the read never completed")
+		}
+		t0 = time.Now()
+		_, err = l.Do(context.Background(), func(s *sys.SQE) error { sqe.Nop(s); return nil })
+		require.NoError(t, err)
+		require.Less(t, time.Since(t0), prompt)
+	})
+}
+
+const gcChildEnv = "URING_TEST_GC_CHILD"
+
+// TestGCStressClobberfree: reads whose buffers are unreachable from user
+// code once submitted (the only reference is the task layer's), with
+// runtime.GC() looping in another goroutine, in a child process run with
+// GODEBUG=clobberfree=1 (the GC overwrites freed memory, so a buffer freed
+// under the kernel corrupts what is read next): every byte that arrives is
+// the byte sent, in order, and nothing crashes. Each read waits on a pipe
+// (the kernel holds the buffer across parks and GCs); a weak pointer finds
+// the buffer again after the read to check it.
+func TestGCStressClobberfree(t *testing.T) {
+	if os.Getenv(gcChildEnv) == "" {
+		out := child(t, "TestGCStressClobberfree", gcChildEnv+"=1", "GODEBUG=clobberfree=1")
+		t.Log(out)
+		return
+	}
+	reads := scale(200000, 50000, 3000000)
+	const size = 64
+	const lanes = 16
+	var stop atomic.Bool
+	var gcs atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			runtime.GC()
+			gcs.Add(1)
+		}
+	}()
+	defer func() { stop.Store(true); wg.Wait() }()
+
+	ex, err := task.NewExecutor()
+	require.NoError(t, err)
+	defer ex.Close()
+	var pipes [lanes][2]int
+	for i := range pipes {
+		pipes[i][0], pipes[i][1] = rawPipe(t, 0)
+	}
+	var verified, collected atomic.Int64
+	t0 := time.Now()
+	_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+		hs := make([]*task.Handle[struct{}], lanes)
+		for lane := range hs {
+			hs[lane] = task.Spawn(tk, func(tk *task.T) (struct{}, error) {
+				pr := pipes[lane][0]
+				for i := lane; i < reads; i += lanes {
+					wp := readFresh(tk, pr, size)
+					if wp.err != nil {
+						return struct{}{}, fmt.Errorf("read %d: %w", i, wp.err)
+					}
+					b := wp.buf.Value()
+					if b == nil {
+						collected.Add(1)
+						continue
+					}
+					for j, v := range b[:wp.n] {
+						if v != pattern(i, j) {
+							return struct{}{}, fmt.Errorf("read %d byte %d: got %#x want %#x (buffer freed under the kernel?)", i, j, v, pattern(i, j))
+						}
+					}
+					verified.Add(1)
+				}
+				return struct{}{}, nil
+			})
+		}
+		// The writer: one message per read, a lane at a time, so most reads
+		// wait in the kernel for their data.
+		msg := make([]byte, size)
+		for i := 0; i < reads; i++ {
+			for j := range msg {
+				msg[j] = pattern(i, j)
+			}
+			if n, err := tk.Write(pipes[i%lanes][1], msg, task.CurrentPos); err != nil || n != size {
+				return struct{}{}, fmt.Errorf("write %d: %d %w", i, n, err)
+			}
+			if i%lanes == lanes-1 {
+				tk.Yield()
+			}
+		}
+		for _, h := range hs {
+			if _, err := h.Join(tk); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	require.NoError(t, err)
+	t.Logf("%d reads in %v, %d GCs, %d verified, %d buffers already collected after their CQE",
+		reads, time.Since(t0), gcs.Load(), verified.Load(), collected.Load())
+	require.Equal(t, int64(reads), verified.Load()+collected.Load())
+	require.Greater(t, verified.Load(), int64(reads/2))
+}
+
+func pattern(i, j int) byte { return byte(i*7 + j*13 + 1) }
+
+type freshRead struct {
+	buf *weak.Pointer[[64]byte]
+	n   int
+	err error
+}
+
+// readFresh reads into a new buffer that nothing but the task layer
+// references during the read; it returns a weak pointer to it.
+//
+//go:noinline
+func readFresh(tk *task.T, fd, size int) freshRead {
+	b := new([64]byte)
+	wp := weak.Make(b)
+	n, err := tk.Read(fd, b[:size], task.CurrentPos)
+	if err == nil && n != size {
+		err = fmt.Errorf("short read %d", n)
+	}
+	return freshRead{buf: &wp, n: n, err: err}
+}
