@@ -3,6 +3,7 @@
 package task
 
 import (
+	"context"
 	"iter"
 	"runtime"
 	"sync"
@@ -77,6 +78,8 @@ type Executor struct {
 	closeReq atomic.Bool
 	done     chan struct{}
 	ringFd   int
+
+	watches map[context.Context]*ctxWatch
 
 	rt *Runtime
 	id int

@@ -86,9 +86,7 @@ func (ex *Executor) drain() {
 				ex.newq.push(m.t)
 			}
 		case msgPoke:
-			if t := m.t; !t.finished && t.ctx.Err() != nil {
-				ex.interrupt(t, t.ctx.Err())
-			}
+			ex.pokeAll()
 		case msgWake:
 			if t := m.t; !t.finished && t.parkTok == m.tok && t.parkKind == parkWait {
 				ex.wake(t)

@@ -29,9 +29,9 @@ type T struct {
 	pending     int32  // CQEs it still waits for
 	res         Result
 	parkErr     error
-	op          *opSlot // the op a parkOp task waits for
-	stopCtx     func() bool
-	deadline    int64 // UnixNano, with hasDeadline
+	op          *opSlot         // the op a parkOp task waits for
+	watching    context.Context // the context whose cancellation it is registered for
+	deadline    int64           // UnixNano, with hasDeadline
 
 	joiner       *T // one joiner (the common case)
 	waitFor      *T // the task it joins
@@ -175,18 +175,22 @@ func (t *T) setCtx(ctx context.Context) {
 	if ok {
 		t.deadline = d.UnixNano()
 	}
-	if t.stopCtx != nil {
-		t.stopCtx()
-		t.stopCtx = nil
-	}
+	t.unwatchCtx()
 	t.cancellable = ctx.Done() != nil
+}
+
+func (t *T) unwatchCtx() {
+	if t.watching != nil {
+		t.ex.unwatchCtx(t.watching)
+		t.watching = nil
+	}
 }
 
 // watchCtx registers the poke of a cancellable context before t parks.
 func (t *T) watchCtx() {
-	if t.cancellable && t.stopCtx == nil {
-		ex := t.ex
-		t.stopCtx = context.AfterFunc(t.ctx, func() { ex.post(remoteMsg{kind: msgPoke, t: t}) })
+	if t.cancellable && t.watching == nil {
+		t.ex.watchCtx(t.ctx)
+		t.watching = t.ctx
 	}
 }
 
@@ -288,10 +292,7 @@ func (t *T) finish(err error) {
 		t.body.fail(err)
 	}
 	t.finished = true
-	if t.stopCtx != nil {
-		t.stopCtx()
-		t.stopCtx = nil
-	}
+	t.unwatchCtx()
 	ex := t.ex
 	if j := t.joiner; j != nil {
 		t.joiner = nil
