@@ -1,0 +1,425 @@
+//go:build linux
+
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// The soak and load tests. Each runs a short version in the default suite
+// (seconds), a medium one with -tags soak -short (.ci/soak.sh, a few
+// minutes in all) and the long one with -tags soak:
+//
+//	go test -tags soak -run Soak -timeout 60m ./tests/
+//
+// soakN picks the count: small (default), medium (soak -short), long (soak).
+func soakN(small, medium, long int) int {
+	n := small
+	if soakTag {
+		n = long
+		if testing.Short() {
+			n = medium
+		}
+	}
+	if raceEnabled {
+		n = max(n/10, 1)
+	}
+	return n
+}
+
+// TestSoakNops: 10M NOPs (long) at SQ depths 1..4096, in random batch
+// sizes, through one ring per depth: every user_data completes exactly
+// once, the counts are exact, and the RSS at the end is within 16 MiB of
+// the RSS after the first quarter (nothing grows per op).
+func TestSoakNops(t *testing.T) {
+	total := soakN(1000000, 10000000, 100000000)
+	depths := []uint32{1, 2, 8, 64, 256, 1024, 4096}
+	// Deep rings get most of the NOPs: at depth 1 each NOP is a syscall.
+	weight, sum := func(d uint32) int { return int(min(d, 256)) }, 0
+	for _, d := range depths {
+		sum += weight(d)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	cqes := make([]sys.CQE, 4096)
+	var rss [3]int
+	done := 0
+	for di, depth := range depths {
+		r, err := uring.New(depth, uring.WithCQSize(2*depth))
+		require.NoError(t, err)
+		share := total * weight(depth) / sum
+		seen := make([]uint8, depth) // per batch: user_data = sent + i
+		for sent := 0; sent < share; {
+			batch := 1 + rng.IntN(int(depth))
+			batch = min(batch, share-sent)
+			for i := 0; i < batch; i++ {
+				s, err := r.GetSQE()
+				if err != nil {
+					t.Fatalf("GetSQE: %v", err)
+				}
+				sqe.Nop(s)
+				s.UserData = uint64(sent + i)
+			}
+			n, err := r.SubmitAndWait(uint32(batch))
+			require.NoError(t, err)
+			require.Equal(t, batch, n)
+			for got := 0; got < batch; {
+				k := r.Reap(cqes)
+				if k == 0 {
+					_, err := r.WaitCQE()
+					require.NoError(t, err)
+					continue
+				}
+				for _, c := range cqes[:k] {
+					if c.Res != 0 || c.UserData < uint64(sent) || c.UserData >= uint64(sent+batch) {
+						t.Fatalf("depth %d: CQE %+v outside batch [%d, %d)", depth, c, sent, sent+batch)
+					}
+					seen[c.UserData-uint64(sent)]++
+				}
+				got += k
+			}
+			for i, n := range seen[:batch] {
+				if n != 1 {
+					t.Fatalf("depth %d: user_data %d completed %d times", depth, sent+i, n)
+				}
+				seen[i] = 0
+			}
+			sent += batch
+		}
+		require.Zero(t, r.CQReady())
+		require.NoError(t, r.Close())
+		done += share
+		switch di {
+		case 0:
+			runtime.GC()
+			rss[0] = rssKB(t)
+		case len(depths) / 2:
+			runtime.GC()
+			rss[1] = rssKB(t)
+		}
+	}
+	runtime.GC()
+	rss[2] = rssKB(t)
+	t.Logf("%d NOPs at depths %v; VmRSS start/middle/end %v kB", done, depths, rss)
+	require.Less(t, rss[2]-rss[0], 16<<10, "RSS grew from %d to %d kB", rss[0], rss[2])
+}
+
+// TestSoakTaskPipePingPong: 100k tasks (long) in pairs, each pair passing
+// a counter back and forth over two pipes; every task finishes with the
+// right count, and no fd or goroutine is left over (tests/ TestMain).
+func TestSoakTaskPipePingPong(t *testing.T) {
+	tasks := soakN(4000, 20000, 100000)
+	const pairs = 64 // pairs in flight at once
+	const rounds = 8 // ping-pongs per pair
+	var pipes [pairs][2][2]int
+	for i := range pipes {
+		for j := range pipes[i] {
+			pipes[i][j][0], pipes[i][j][1] = rawPipe(t, 0)
+		}
+	}
+	base := fdCount(t)
+	ex, err := task.NewExecutor()
+	require.NoError(t, err)
+	defer ex.Close()
+	finished := 0
+	t0 := time.Now()
+	_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+		for wave := 0; finished < tasks; wave++ {
+			hs := make([]*task.Handle[int], 0, 2*pairs)
+			for p := 0; p < pairs && finished+len(hs) < tasks; p++ {
+				ping, pong := pipes[p][0], pipes[p][1]
+				hs = append(hs, task.Spawn(tk, func(tk *task.T) (int, error) {
+					b := make([]byte, 8)
+					for i := 0; i < rounds; i++ {
+						binary.LittleEndian.PutUint64(b, uint64(wave*rounds+i))
+						if _, err := tk.Write(ping[1], b, task.CurrentPos); err != nil {
+							return i, err
+						}
+						if n, err := tk.Read(pong[0], b, task.CurrentPos); err != nil || n != 8 || binary.LittleEndian.Uint64(b) != uint64(wave*rounds+i)+1 {
+							return i, fmt.Errorf("pong %d: %d %v", i, n, err)
+						}
+					}
+					return rounds, nil
+				}), task.Spawn(tk, func(tk *task.T) (int, error) {
+					b := make([]byte, 8)
+					for i := 0; i < rounds; i++ {
+						if n, err := tk.Read(ping[0], b, task.CurrentPos); err != nil || n != 8 {
+							return i, fmt.Errorf("ping %d: %d %v", i, n, err)
+						}
+						binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(b)+1)
+						if _, err := tk.Write(pong[1], b, task.CurrentPos); err != nil {
+							return i, err
+						}
+					}
+					return rounds, nil
+				}))
+			}
+			for _, h := range hs {
+				n, err := h.Join(tk)
+				if err != nil {
+					return struct{}{}, err
+				}
+				if n != rounds {
+					return struct{}{}, fmt.Errorf("task did %d rounds", n)
+				}
+				finished++
+			}
+		}
+		return struct{}{}, nil
+	})
+	require.NoError(t, err)
+	t.Logf("%d tasks, %d ping-pongs each, in %v", finished, rounds, time.Since(t0))
+	require.Equal(t, tasks, finished)
+	require.NoError(t, ex.Close())
+	eventuallyFds(t, base) // the executor's ring fd is gone too
+}
+
+// TestSoakMultishotRecvSmallCQ: a multishot receive from provided buffers
+// on a ring whose CQ holds 8 CQEs, reaped slowly while a writer streams
+// data: the CQ overflows, the receive ends (no F_MORE) when it must and is
+// re-armed; every byte arrives once, in order.
+func TestSoakMultishotRecvSmallCQ(t *testing.T) {
+	total := soakN(4<<20, 64<<20, 512<<20)
+	r := testutil.NewRing(t, 4, uring.WithCQSize(8))
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 16, Size: 4096})
+	require.NoError(t, err)
+	defer pool.Close()
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(sp[0])
+	wf := os.NewFile(uintptr(sp[1]), "writer")
+	defer wf.Close()
+	werr := make(chan error, 1)
+	go func() {
+		b := make([]byte, 1500)
+		for off := 0; off < total; off += len(b) {
+			n := min(len(b), total-off)
+			for i := range b[:n] {
+				b[i] = byte((off + i) % 251)
+			}
+			if _, err := wf.Write(b[:n]); err != nil {
+				werr <- err
+				return
+			}
+		}
+		werr <- nil
+	}()
+	arm := func() {
+		s := getSQE(t, r)
+		require.NoError(t, sqe.RecvMultishot(s, sp[0], 0, 1))
+		s.UserData = 9
+		_, err := r.Submit()
+		require.NoError(t, err)
+	}
+	arm()
+	got, arms, overflows, enobufs := 0, 1, 0, 0
+	cs := make([]sys.CQE, 4)
+	deadline := time.Now().Add(2 * time.Minute)
+	for got < total {
+		require.True(t, time.Now().Before(deadline), "stalled at %d of %d bytes", got, total)
+		if r.SQFlags()&sys.SQCQOverflow != 0 {
+			overflows++
+		}
+		n := r.Reap(cs[:1+got%len(cs)]) // reap few at a time
+		if n == 0 {
+			_, err := r.WaitCQETimeout(time.Second)
+			if !errors.Is(err, uring.ErrTimeout) {
+				require.NoError(t, err)
+			}
+			continue
+		}
+		for _, c := range cs[:n] {
+			require.Equal(t, uint64(9), c.UserData)
+			if c.Res > 0 {
+				bid, data, err := pool.Take(c.Res, c.Flags)
+				require.NoError(t, err)
+				for i, v := range data {
+					if v != byte((got+i)%251) {
+						t.Fatalf("byte %d: got %d want %d", got+i, v, byte((got+i)%251))
+					}
+				}
+				got += len(data)
+				require.NoError(t, pool.Put(bid))
+			} else if c.Res == -int32(unix.ENOBUFS) {
+				enobufs++
+			} else {
+				require.Failf(t, "recv failed", "res %d", c.Res)
+			}
+			if !cqe.More(&c) {
+				arm()
+				arms++
+			}
+		}
+	}
+	require.NoError(t, <-werr)
+	t.Logf("%d bytes; armed %d times, %d ENOBUFS, CQ overflow seen %d times", got, arms, enobufs, overflows)
+	require.Equal(t, total, got)
+	require.Zero(t, pool.Out())
+}
+
+// TestSoakFixedFilesRegisteredBuffers: random-offset writes and reads of
+// random lengths through a registered file and registered buffers; after
+// every write the bytes pread(2) returns equal the buffer, and every read
+// equals pread.
+func TestSoakFixedFilesRegisteredBuffers(t *testing.T) {
+	ops := soakN(20000, 200000, 2000000)
+	const fileSize = 4 << 20
+	const bufSize = 64 << 10
+	r := testutil.NewRing(t, 64)
+	f, err := os.OpenFile(filepath.Join(t.TempDir(), "data"), os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, f.Truncate(fileSize))
+	fd := int(f.Fd())
+	files, err := reg.RegisterFiles(r, []int{fd}, nil)
+	require.NoError(t, err)
+	defer files.Unregister()
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 8, Size: bufSize})
+	require.NoError(t, err)
+	defer bufs.Unregister()
+	require.NoError(t, bufs.Acquire())
+	defer bufs.Release()
+	rng := rand.New(rand.NewPCG(9, 10))
+	check := make([]byte, bufSize)
+	noise := make([]byte, 2*bufSize)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	for i := 0; i < ops; i++ {
+		idx := rng.IntN(bufs.Len())
+		n := 1 + rng.IntN(bufSize)
+		off := int64(rng.IntN(fileSize - n))
+		b := bufs.Buf(idx)[:n]
+		write := i%2 == 0
+		if write {
+			copy(b, noise[rng.IntN(bufSize):])
+		}
+		s := getSQE(t, r)
+		if write {
+			require.NoError(t, sqe.WriteFixed(s, 0, b, off, uint16(idx)))
+		} else {
+			require.NoError(t, sqe.ReadFixed(s, 0, b, off, uint16(idx)))
+		}
+		require.NoError(t, sqe.FixedFile(s, 0))
+		s.UserData = uint64(i)
+		c := submitWait(t, r, 1)[0]
+		require.Equal(t, uint64(i), c.UserData)
+		require.Equal(t, int32(n), c.Res, "op %d (write %v) at %d", i, write, off)
+		m, err := unix.Pread(fd, check[:n], off)
+		require.NoError(t, err)
+		require.Equal(t, n, m)
+		if !bytes.Equal(check[:n], b) {
+			t.Fatalf("op %d (write %v): %d bytes at %d differ from pread", i, write, n, off)
+		}
+	}
+	t.Logf("%d fixed-file, fixed-buffer ops checked against pread", ops)
+}
+
+// TestSoakSQPollIdleGaps: bursts separated by gaps longer than the SQ
+// thread's idle time (10ms): the thread sleeps (NEED_WAKEUP seen), Submit
+// wakes it, each burst completes within a second; also through the poll
+// loop's SQPoll strategy.
+func TestSoakSQPollIdleGaps(t *testing.T) {
+	gaps := soakN(5, 100, 2000)
+	r := testutil.NewRing(t, 32, uring.WithSQPoll(10*time.Millisecond))
+	sleeps := 0
+	for g := 0; g < gaps; g++ {
+		time.Sleep(25 * time.Millisecond)
+		if r.SQFlags()&sys.SQNeedWakeup != 0 {
+			sleeps++
+		}
+		for i := 0; i < 16; i++ {
+			sqe.Nop(getSQE(t, r))
+		}
+		n, err := r.Submit()
+		require.NoError(t, err)
+		require.Equal(t, 16, n)
+		t0 := time.Now()
+		cs := reap(t, r, 16)
+		require.Len(t, cs, 16)
+		require.Less(t, time.Since(t0), time.Second, "gap %d: the SQ thread was not woken", g)
+	}
+	require.Greater(t, sleeps, gaps/2, "the SQ thread never slept in the gaps")
+
+	l, err := poll.New(poll.Config{Strategy: poll.SQPoll, SQPollIdle: 10 * time.Millisecond})
+	if errors.Is(err, uring.ErrUnsupported) {
+		t.Skipf("SQPoll loop: %v", err)
+	}
+	require.NoError(t, err)
+	defer l.Close()
+	for g := 0; g < gaps; g++ {
+		time.Sleep(25 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := l.Do(ctx, func(s *sys.SQE) error { sqe.Nop(s); return nil })
+		cancel()
+		require.NoError(t, err, "gap %d", g)
+	}
+	t.Logf("%d gaps; ring slept in %d; loop wakeups %d", gaps, sleeps, l.Stats().SQWakeups)
+	require.NotZero(t, l.Stats().SQWakeups)
+}
+
+// TestSoakIOPollWithoutPollQueues: O_DIRECT reads on IOPOLL rings on a
+// device without poll queues fail cleanly with EOPNOTSUPP, every time,
+// and the ring (and the IOPoll loop) keep completing NOPs correctly in
+// between.
+func TestSoakIOPollWithoutPollQueues(t *testing.T) {
+	rounds := soakN(20, 1000, 20000)
+	path := filepath.Join(t.TempDir(), "direct")
+	require.NoError(t, os.WriteFile(path, make([]byte, 1<<20), 0o600))
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.EINVAL) {
+		t.Skipf("the filesystem of %s has no O_DIRECT", path)
+	}
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	buf, err := sys.MmapAnon(4096, false)
+	require.NoError(t, err)
+	defer sys.Munmap(buf)
+
+	r := testutil.NewRing(t, 8, uring.WithIOPoll())
+	for i := 0; i < rounds; i++ {
+		s := getSQE(t, r)
+		require.NoError(t, sqe.Read(s, fd, buf, int64(i%256)*4096))
+		s.UserData = 1
+		s = getSQE(t, r)
+		sqe.Nop(s)
+		s.UserData = 2
+		cs := byUD(t, submitWait(t, r, 2))
+		if i == 0 && cs[1].Res == 4096 {
+			t.Skip("this block device has poll queues: polled I/O works here")
+		}
+		require.Equal(t, -int32(unix.EOPNOTSUPP), cs[1].Res, "round %d", i)
+		require.Equal(t, int32(0), cs[2].Res)
+	}
+
+	l, err := poll.New(poll.Config{Strategy: poll.IOPoll})
+	require.NoError(t, err)
+	defer l.Close()
+	for i := 0; i < rounds; i++ {
+		_, err := l.Do(context.Background(), func(s *sys.SQE) error { return sqe.Read(s, fd, buf, 0) })
+		require.ErrorIs(t, err, unix.EOPNOTSUPP)
+		res, err := l.Do(context.Background(), func(s *sys.SQE) error { sqe.NopResult(s, int32(i)); return nil })
+		require.NoError(t, err)
+		require.Equal(t, int32(i), res.Res)
+	}
+}
