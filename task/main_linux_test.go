@@ -5,6 +5,7 @@ package task
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -47,3 +48,5 @@ func pipe(tb testing.TB) (r, w int) {
 	tb.Cleanup(func() { pr.Close(); pw.Close() })
 	return int(pr.Fd()), int(pw.Fd())
 }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -2,7 +2,175 @@
 
 package task
 
-// Runtime is a set of executors, one per CPU by default.
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"runtime"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sys"
+)
+
+// Runtime is a set of executors, one per CPU by default. Ordinary
+// goroutines use it through blocking calls that take a context (the
+// operation runs as a task on one executor; the call returns after the
+// operation's CQE, so buffers are free again when it returns, also when
+// ctx was cancelled).
 type Runtime struct {
 	execs []*Executor
+	next  atomic.Uint32
+}
+
+// NewRuntime starts n executors (n <= 0: runtime.NumCPU()).
+func NewRuntime(n int, opts ...Option) (*Runtime, error) {
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	rt := &Runtime{}
+	for i := 0; i < n; i++ {
+		ex, err := NewExecutor(opts...)
+		if err != nil {
+			_ = rt.Close()
+			return nil, err
+		}
+		ex.rt, ex.id = rt, i
+		rt.execs = append(rt.execs, ex)
+	}
+	return rt, nil
+}
+
+// Executors returns the runtime's executors.
+func (rt *Runtime) Executors() []*Executor { return rt.execs }
+
+// Pick returns the next executor, round robin.
+func (rt *Runtime) Pick() *Executor {
+	return rt.execs[int(rt.next.Add(1)-1)%len(rt.execs)]
+}
+
+// Close closes every executor: tasks parked on I/O, channels and sleeps
+// are woken with ErrClosed.
+func (rt *Runtime) Close() error {
+	var errs []error
+	for _, ex := range rt.execs {
+		if err := ex.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Go starts fn on the next executor; wait with Handle.Wait.
+func Go[R any](rt *Runtime, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+	return SpawnOn(rt.Pick(), ctx, fn)
+}
+
+// SpawnAt starts fn on executor ex from a task of another executor (or
+// the same one). The hand-off wakes a sleeping ex with a MSG_RING from t's
+// ring. Join works across executors.
+func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
+	if ex == t.ex {
+		h := SpawnContext(t, t.ctx, fn)
+		h.t.ext().doneCh = make(chan struct{})
+		return h
+	}
+	h := &Handle[R]{fn: fn}
+	h.t.init(ex, h, t.ctx)
+	h.t.ext().doneCh = make(chan struct{})
+	ex.postFrom(t.ex, remoteMsg{kind: msgSpawn, t: &h.t})
+	return h
+}
+
+// postFrom posts m to ex from executor src: a sleeping ex is woken by an
+// IORING_OP_MSG_RING on src's ring (no source CQE).
+func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
+	ex.mu.Lock()
+	ex.inbox = append(ex.inbox, m)
+	ex.inboxN.Add(1)
+	ex.mu.Unlock()
+	if ex.sleeping.Load() && ex.wakeSent.CompareAndSwap(false, true) {
+		s, err := src.internalSQE()
+		if err != nil {
+			ex.sendWake()
+			return
+		}
+		*s = sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(ex.ringFd), Addr: sys.MsgData, Off: udWake,
+			OpFlags: sys.MsgRingCQESkip, UserData: udIgnore}
+		_, _ = src.ring.Submit()
+	}
+}
+
+// call runs fn as a task on ex and waits for it to finish: ctx cancels
+// its operation, and the call returns after the operation's CQE.
+func call[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	h := SpawnOn(ex, ctx, fn)
+	select {
+	case <-h.t.x.doneCh:
+	case <-ex.done:
+		<-h.t.x.doneCh
+	}
+	return h.res, h.err
+}
+
+// ReadAt reads into buf at off from fd.
+func (rt *Runtime) ReadAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
+	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Read(fd, buf, off) })
+}
+
+// WriteAt writes buf at off to fd.
+func (rt *Runtime) WriteAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
+	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Write(fd, buf, off) })
+}
+
+// Open opens path and returns the fd.
+func (rt *Runtime) Open(ctx context.Context, path string, flags int, mode uint32) (int, error) {
+	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Open(path, flags, mode) })
+}
+
+// CloseFd closes fd.
+func (rt *Runtime) CloseFd(ctx context.Context, fd int) error {
+	_, err := call(rt.Pick(), ctx, func(t *T) (struct{}, error) { return struct{}{}, t.Close(fd) })
+	return err
+}
+
+// Fsync flushes fd.
+func (rt *Runtime) Fsync(ctx context.Context, fd int) error {
+	_, err := call(rt.Pick(), ctx, func(t *T) (struct{}, error) { return struct{}{}, t.Fsync(fd, 0) })
+	return err
+}
+
+// Statx stats path.
+func (rt *Runtime) Statx(ctx context.Context, path string, st *unix.Statx_t) error {
+	_, err := call(rt.Pick(), ctx, func(t *T) (struct{}, error) {
+		return struct{}{}, t.Statx(unix.AT_FDCWD, path, 0, unix.STATX_BASIC_STATS, st)
+	})
+	return err
+}
+
+// Accept accepts a connection on the listening socket fd.
+func (rt *Runtime) Accept(ctx context.Context, fd int) (int, netip.AddrPort, error) {
+	type acc struct {
+		fd   int
+		peer netip.AddrPort
+	}
+	a, err := call(rt.Pick(), ctx, func(t *T) (acc, error) {
+		nfd, peer, err := t.Accept(fd, 0)
+		return acc{nfd, peer}, err
+	})
+	return a.fd, a.peer, err
+}
+
+// Recv receives into buf from fd.
+func (rt *Runtime) Recv(ctx context.Context, fd int, buf []byte) (int, error) {
+	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Recv(fd, buf, 0) })
+}
+
+// Send sends buf on fd.
+func (rt *Runtime) Send(ctx context.Context, fd int, buf []byte) (int, error) {
+	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Send(fd, buf, 0) })
 }

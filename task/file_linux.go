@@ -1,0 +1,160 @@
+//go:build linux
+
+package task
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+)
+
+// File is a file whose reads and writes go through the runtime. It
+// implements io.ReaderAt, io.WriterAt, io.Reader, io.Writer, io.Seeker and
+// io.Closer.
+type File struct {
+	rt   *Runtime
+	ex   *Executor
+	fd   int
+	name string
+
+	mu     sync.Mutex
+	off    int64
+	closed bool
+	ops    sync.WaitGroup
+}
+
+// OpenFile opens name through io_uring (OPENAT).
+func (rt *Runtime) OpenFile(name string, flags int, perm os.FileMode) (*File, error) {
+	ex := rt.Pick()
+	fd, err := call(ex, context.Background(), func(t *T) (int, error) { return t.Open(name, flags, uint32(perm.Perm())) })
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &File{rt: rt, ex: ex, fd: fd, name: name}, nil
+}
+
+// Fd returns the file descriptor.
+func (f *File) Fd() int { return f.fd }
+
+func (f *File) begin() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return os.ErrClosed
+	}
+	f.ops.Add(1)
+	return nil
+}
+
+// ReadAt reads len(b) bytes at off (fewer only at end of file, with io.EOF).
+func (f *File) ReadAt(b []byte, off int64) (int, error) {
+	if err := f.begin(); err != nil {
+		return 0, &os.PathError{Op: "read", Path: f.name, Err: err}
+	}
+	defer f.ops.Done()
+	n, err := call(f.ex, context.Background(), func(t *T) (int, error) {
+		total := 0
+		for total < len(b) {
+			n, err := t.Read(f.fd, b[total:], off+int64(total))
+			if err != nil {
+				return total, err
+			}
+			if n == 0 {
+				return total, io.EOF
+			}
+			total += n
+		}
+		return total, nil
+	})
+	if err != nil && err != io.EOF {
+		err = &os.PathError{Op: "read", Path: f.name, Err: err}
+	}
+	return n, err
+}
+
+// WriteAt writes all of b at off.
+func (f *File) WriteAt(b []byte, off int64) (int, error) {
+	if err := f.begin(); err != nil {
+		return 0, &os.PathError{Op: "write", Path: f.name, Err: err}
+	}
+	defer f.ops.Done()
+	n, err := call(f.ex, context.Background(), func(t *T) (int, error) {
+		total := 0
+		for total < len(b) {
+			n, err := t.Write(f.fd, b[total:], off+int64(total))
+			if err != nil {
+				return total, err
+			}
+			total += n
+		}
+		return total, nil
+	})
+	if err != nil {
+		err = &os.PathError{Op: "write", Path: f.name, Err: err}
+	}
+	return n, err
+}
+
+// Read reads at the file's offset and advances it.
+func (f *File) Read(b []byte) (int, error) {
+	f.mu.Lock()
+	off := f.off
+	f.mu.Unlock()
+	n, err := f.ReadAt(b, off)
+	f.mu.Lock()
+	f.off = off + int64(n)
+	f.mu.Unlock()
+	if n > 0 && err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+// Write writes at the file's offset and advances it.
+func (f *File) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	off := f.off
+	f.mu.Unlock()
+	n, err := f.WriteAt(b, off)
+	f.mu.Lock()
+	f.off = off + int64(n)
+	f.mu.Unlock()
+	return n, err
+}
+
+// Seek sets the offset of Read and Write (io.SeekEnd is not supported
+// without a stat; use Statx).
+func (f *File) Seek(offset int64, whence int) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += f.off
+	default:
+		return f.off, &ArgError{"File.Seek", "whence", "must be io.SeekStart or io.SeekCurrent"}
+	}
+	if offset < 0 {
+		return f.off, &ArgError{"File.Seek", "offset", "is negative"}
+	}
+	f.off = offset
+	return offset, nil
+}
+
+// Sync flushes the file.
+func (f *File) Sync() error { return f.rt.Fsync(context.Background(), f.fd) }
+
+// Close waits for operations in flight and closes the file.
+func (f *File) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return os.ErrClosed
+	}
+	f.closed = true
+	f.mu.Unlock()
+	f.ops.Wait()
+	_, err := call(f.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Close(f.fd) })
+	return err
+}

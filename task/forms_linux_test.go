@@ -1,0 +1,270 @@
+//go:build linux
+
+package task
+
+import (
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+func TestFileForms(t *testing.T) {
+	ex := newExec(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a")
+	var st unix.Statx_t
+	gotV := [][]byte{make([]byte, 3), make([]byte, 4)}
+	err := runTask(t, ex, func(tk *T) error {
+		fd, err := tk.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		if n, err := tk.Writev(fd, [][]byte{[]byte("abc"), []byte("defg")}, 0); err != nil || n != 7 {
+			return errf("writev %d %v", n, err)
+		}
+		if n, err := tk.Readv(fd, gotV, 0); err != nil || n != 7 {
+			return errf("readv %d %v", n, err)
+		}
+		if err := tk.Fsync(fd, sys.FsyncDatasync); err != nil {
+			return err
+		}
+		if err := tk.Fallocate(fd, 0, 0, 8192); err != nil {
+			return err
+		}
+		if err := tk.Statx(unix.AT_FDCWD, path, 0, unix.STATX_SIZE, &st); err != nil {
+			return err
+		}
+		if err := tk.Close(fd); err != nil {
+			return err
+		}
+		if err := tk.Mkdirat(unix.AT_FDCWD, filepath.Join(dir, "d"), 0o755); err != nil {
+			return err
+		}
+		if err := tk.Renameat(unix.AT_FDCWD, path, unix.AT_FDCWD, filepath.Join(dir, "d", "b"), 0); err != nil {
+			return err
+		}
+		if err := tk.Unlinkat(unix.AT_FDCWD, filepath.Join(dir, "d", "b"), 0); err != nil {
+			return err
+		}
+		return tk.Unlinkat(unix.AT_FDCWD, filepath.Join(dir, "d"), unix.AT_REMOVEDIR)
+	})
+	require.NoError(t, err)
+	require.Equal(t, "abc", string(gotV[0]))
+	require.Equal(t, "defg", string(gotV[1]))
+	require.Equal(t, uint64(8192), st.Size)
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents)
+	// A bad path argument is rejected before any SQE.
+	err = runTask(t, ex, func(tk *T) error { _, err := tk.Open("a\x00b", 0, 0); return err })
+	require.ErrorIs(t, err, unix.EINVAL)
+	require.ErrorContains(t, err, "path contains a NUL byte")
+}
+
+func TestFixedBufferAndFile(t *testing.T) {
+	ex := newExec(t)
+	r, w := pipe(t)
+	mem := make([]byte, 4096)
+	err := runTask(t, ex, func(tk *T) error {
+		fd := tk.Executor().Ring().Fd()
+		iov := []unix.Iovec{{Base: &mem[0]}}
+		iov[0].SetLen(len(mem))
+		if _, err := sys.RegisterSlice(fd, sys.RegisterBuffers, iov); err != nil {
+			return err
+		}
+		if _, err := sys.RegisterSlice(fd, sys.RegisterFiles, []int32{int32(r), int32(w)}); err != nil {
+			return err
+		}
+		copy(mem, "fixed")
+		if n, err := tk.WriteFixed(w, mem[:5], CurrentPos, 0); err != nil || n != 5 {
+			return errf("write_fixed %d %v", n, err)
+		}
+		if n, err := tk.ReadFixed(r, mem[100:105], CurrentPos, 0); err != nil || n != 5 {
+			return errf("read_fixed %d %v", n, err)
+		}
+		if n, err := tk.WriteSlot(sqe.Slot(1), []byte("slot!"), CurrentPos); err != nil || n != 5 {
+			return errf("write slot %d %v", n, err)
+		}
+		got := make([]byte, 5)
+		if n, err := tk.ReadSlot(sqe.Slot(0), got, CurrentPos); err != nil || n != 5 || string(got) != "slot!" {
+			return errf("read slot %d %v %q", n, err, got)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, "fixed", string(mem[100:105]))
+}
+
+func TestNetForms(t *testing.T) {
+	ex := newExec(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	lf, err := ln.(*net.TCPListener).File()
+	require.NoError(t, err)
+	defer lf.Close()
+	addr := ln.Addr().(*net.TCPAddr).AddrPort()
+	var peer netip.AddrPort
+	got := make([]byte, 64)
+	var msgN int
+	var from netip.AddrPort
+	err = runTask(t, ex, func(tk *T) error {
+		srv := Spawn(tk, func(tk *T) (string, error) {
+			cfd, p, err := tk.Accept(int(lf.Fd()), 0)
+			if err != nil {
+				return "", err
+			}
+			peer = p
+			defer tk.Close(cfd)
+			buf := make([]byte, 64)
+			total := 0
+			for total < 15 {
+				n, err := tk.Recv(cfd, buf[total:], 0)
+				if err != nil || n == 0 {
+					return "", errf("recv %d %v", n, err)
+				}
+				total += n
+			}
+			if _, err := tk.Send(cfd, buf[:total], 0); err != nil {
+				return "", err
+			}
+			return string(buf[:total]), nil
+		})
+		fd, err := tk.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		defer tk.Close(fd)
+		if err := tk.Connect(fd, addr); err != nil {
+			return err
+		}
+		if _, err := tk.Send(fd, []byte("hello"), 0); err != nil {
+			return err
+		}
+		if _, err := tk.SendZC(fd, []byte("zc-ok"), 0); err != nil {
+			return err
+		}
+		if _, err := tk.Sendmsg(fd, [][]byte{[]byte("ms"), []byte("g!!")}, nil, netip.AddrPort{}, 0); err != nil {
+			return err
+		}
+		s, err := srv.Join(tk)
+		if err != nil {
+			return err
+		}
+		if s != "hellozc-okmsg!!" {
+			return errf("server got %q", s)
+		}
+		if ev, err := tk.Poll(fd, unix.POLLIN); err != nil || ev&unix.POLLIN == 0 {
+			return errf("poll %x %v", ev, err)
+		}
+		msgN, _, _, from, err = tk.Recvmsg(fd, [][]byte{got}, nil, 0)
+		if err != nil {
+			return err
+		}
+		return tk.Shutdown(fd, unix.SHUT_RDWR)
+	})
+	require.NoError(t, err)
+	require.Equal(t, "hellozc-okmsg!!", string(got[:msgN]))
+	require.True(t, peer.Addr().IsLoopback(), "peer %v", peer)
+	_ = from
+}
+
+func TestSplice(t *testing.T) {
+	ex := newExec(t)
+	r1, w1 := pipe(t)
+	r2, w2 := pipe(t)
+	got := make([]byte, 6)
+	err := runTask(t, ex, func(tk *T) error {
+		if _, err := tk.Write(w1, []byte("splice"), CurrentPos); err != nil {
+			return err
+		}
+		if n, err := tk.Splice(r1, -1, w2, -1, 6, 0); err != nil || n != 6 {
+			return errf("splice %d %v", n, err)
+		}
+		_, err := tk.Read(r2, got, CurrentPos)
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, "splice", string(got))
+}
+
+func TestAwaitGeneric(t *testing.T) {
+	ex := newExec(t)
+	var res int32
+	err := runTask(t, ex, func(tk *T) error {
+		var err error
+		res, _, err = tk.Await(func(s *sys.SQE) {
+			s.Opcode, s.Fd, s.OpFlags, s.Len = sys.OpNop, -1, sys.NopInjectResult, 42
+		})
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, int32(42), res)
+}
+
+// TestPipePingPong100k runs 100k tasks (10k with -short) in pairs over
+// pipes and checks that no slot, task or fd is left behind.
+func TestPipePingPong100k(t *testing.T) {
+	tasks := 100_000
+	if testing.Short() {
+		tasks = 10_000
+	}
+	ex := newExec(t, WithEntries(4096))
+	const pipes = 64
+	rs, ws := make([]int, pipes), make([]int, pipes)
+	for i := range rs {
+		rs[i], ws[i] = pipe(t)
+	}
+	start := time.Now()
+	total := 0
+	err := runTask(t, ex, func(tk *T) error {
+		for done := 0; done < tasks; done += 2 * pipes {
+			hs := make([]*Handle[int], 0, 2*pipes)
+			for i := 0; i < pipes; i++ {
+				hs = append(hs, Spawn(tk, func(tk *T) (int, error) {
+					b := make([]byte, 1)
+					n, err := tk.Read(rs[i], b, CurrentPos)
+					return int(b[0]) * n, err
+				}))
+				hs = append(hs, Spawn(tk, func(tk *T) (int, error) {
+					return tk.Write(ws[i], []byte{1}, CurrentPos)
+				}))
+			}
+			for _, h := range hs {
+				v, err := h.Join(tk)
+				if err != nil {
+					return err
+				}
+				total += v
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	rounds := (tasks + 2*pipes - 1) / (2 * pipes)
+	require.Equal(t, rounds*pipes*2, total)
+	require.NoError(t, ex.Do(func() {
+		require.Zero(t, ex.busy, "slots in use")
+		require.Zero(t, ex.nlive, "live tasks")
+	}))
+	t.Logf("%d tasks in %v", rounds*pipes*2, time.Since(start))
+}
+
+func errf(format string, args ...any) error { return &testErr{format, args} }
+
+type testErr struct {
+	f string
+	a []any
+}
+
+func (e *testErr) Error() string { return sprintf(e.f, e.a...) }
+
