@@ -220,6 +220,25 @@ func BenchmarkRoundTrip(b *testing.B) {
 		b.StopTimer()
 		close(req)
 	})
+	// The same to a server goroutine locked to its thread, as the loop is:
+	// every hand-off wakes a thread.
+	b.Run("chan-locked", func(b *testing.B) {
+		req, resp := make(chan int), make(chan int)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for v := range req {
+				resp <- v
+			}
+		}()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			req <- i
+			<-resp
+		}
+		b.StopTimer()
+		close(req)
+	})
 	for _, st := range benchStrategies() {
 		b.Run(st.String(), func(b *testing.B) {
 			l := newLoop(b, Config{Strategy: st})

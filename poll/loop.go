@@ -204,6 +204,11 @@ func (l *Loop) loop() {
 			continue
 		}
 		if l.inflight == 0 && !l.closing && len(l.backlog) == 0 {
+			// Idle. Spin and Hybrid keep spinning for new work (it arrives
+			// without a wakeup), then park.
+			if (l.strategy == Spin || l.strategy == Hybrid) && l.spinOn() {
+				continue
+			}
 			l.endSpin()
 			l.park()
 			continue

@@ -55,6 +55,10 @@ type request struct {
 	tok Token
 }
 
+// callerSpins is how many times Do polls for its answer on a Spin or
+// Hybrid loop before it blocks (a few µs).
+const callerSpins = 200
+
 var reqPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
 
 func getReq(l *Loop, kind msgKind) *request {
@@ -107,6 +111,19 @@ func (l *Loop) Do(ctx context.Context, prep func(*sys.SQE) error) (Result, error
 	if err := l.enqueue(msg{msgDo, r}); err != nil {
 		putReq(r)
 		return Result{}, err
+	}
+	if l.strategy == Spin || l.strategy == Hybrid {
+		// A spinning loop answers within microseconds: poll for the answer
+		// first, so that neither side needs a thread wakeup.
+		for i := 0; i < callerSpins; i++ {
+			select {
+			case <-r.done:
+				res, err := r.res, r.err
+				putReq(r)
+				return res, err
+			default:
+			}
+		}
 	}
 	var ctxErr error
 	select {
