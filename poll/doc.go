@@ -25,8 +25,9 @@
 // runs, by the CQE without it.
 //
 // Strategies (Config.Strategy) decide how the loop waits for completions:
-// Block waits in the kernel (EXT_ARG timeout, min-timeout batching where
-// the kernel has IORING_FEAT_MIN_TIMEOUT); Spin polls the CQ tail in user
+// Block waits in the kernel (one enter submits the batch and waits; a wait
+// with nothing to submit has an EXT_ARG timeout, and min-timeout batching
+// where the kernel has IORING_FEAT_MIN_TIMEOUT); Spin polls the CQ tail in user
 // space up to a budget of empty polls, then blocks; Hybrid spins for a time,
 // then blocks; IOPoll and HybridIOPoll reap by entering with GETEVENTS on an
 // IOPOLL ring (the kernel polls the device) and never sleep in the kernel;

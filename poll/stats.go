@@ -25,7 +25,7 @@ type Stats struct {
 	InFlight        int     `json:"in_flight"`         // operations holding a slot
 	Slots           int     `json:"slots"`             // slot table size
 	SpinNanos       int64   `json:"spin_ns"`           // time spent spinning on an empty CQ
-	BlockNanos      int64   `json:"block_ns"`          // time asleep in io_uring_enter
+	BlockNanos      int64   `json:"block_ns"`          // time in timed kernel waits (not in Block's submit-and-wait enters)
 	ParkNanos       int64   `json:"park_ns"`           // time parked idle
 	Wakeup          string  `json:"wakeup"`            // "msg_ring", "pipe" or "go" (IOPOLL: never asleep in the kernel)
 	ThreadViolation int64   `json:"thread_violations"` // ring calls off the loop thread (checked in tests only)
