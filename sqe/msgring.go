@@ -6,27 +6,25 @@ import "github.com/pure-uring/uring/sys"
 
 // MsgRing prepares a message to the ring whose fd is ringFd: that ring gets
 // a CQE with user_data data and result res; this request completes with 0
-// (sys.MsgRingCQESkip in flags: no CQE here on success):
-// io_uring_prep_msg_ring(3), IORING_OP_MSG_RING, Linux 5.18. No memory is
-// held.
-func MsgRing(s *sys.SQE, ringFd int, res int32, data uint64, flags uint32) error {
-	if err := firstErr(checkFd("MsgRing", "ringFd", ringFd), checkFlags("MsgRing", "flags", flags, sys.MsgRingCQESkip)); err != nil {
+// (add SkipSuccess for no CQE here): io_uring_prep_msg_ring(3),
+// IORING_OP_MSG_RING, Linux 5.18. No memory is held.
+func MsgRing(s *sys.SQE, ringFd int, res int32, data uint64) error {
+	if err := checkFd("MsgRing", "ringFd", ringFd); err != nil {
 		return err
 	}
 	prep(s, sys.OpMsgRing, ringFd, sys.MsgData, uint32(res), data)
-	s.OpFlags = flags
 	return nil
 }
 
 // MsgRingCQEFlags is MsgRing whose target CQE also carries cqeFlags:
 // io_uring_prep_msg_ring_cqe_flags(3), IORING_MSG_RING_FLAGS_PASS, Linux
 // 6.3. No memory is held.
-func MsgRingCQEFlags(s *sys.SQE, ringFd int, res int32, data uint64, flags, cqeFlags uint32) error {
-	if err := firstErr(checkFd("MsgRingCQEFlags", "ringFd", ringFd), checkFlags("MsgRingCQEFlags", "flags", flags, sys.MsgRingCQESkip)); err != nil {
+func MsgRingCQEFlags(s *sys.SQE, ringFd int, res int32, data uint64, cqeFlags uint32) error {
+	if err := checkFd("MsgRingCQEFlags", "ringFd", ringFd); err != nil {
 		return err
 	}
 	prep(s, sys.OpMsgRing, ringFd, sys.MsgData, uint32(res), data)
-	s.OpFlags = flags | sys.MsgRingFlagsPass
+	s.OpFlags = sys.MsgRingFlagsPass
 	s.FileIndex = cqeFlags
 	return nil
 }

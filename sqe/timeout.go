@@ -68,10 +68,13 @@ func TimeoutUpdate(s *sys.SQE, ts *sys.Timespec, d time.Duration, userData uint6
 }
 
 // LinkTimeoutUpdate is TimeoutUpdate for a pending LinkTimeout:
-// IORING_OP_TIMEOUT_REMOVE with IORING_LINK_TIMEOUT_UPDATE, Linux 5.15.
+// IORING_OP_TIMEOUT_REMOVE with IORING_TIMEOUT_UPDATE|IORING_LINK_TIMEOUT_UPDATE,
+// Linux 5.15.
 // Memory as for TimeoutUpdate.
 func LinkTimeoutUpdate(s *sys.SQE, ts *sys.Timespec, d time.Duration, userData uint64, flags uint32) error {
-	return timeoutUpdate(s, "LinkTimeoutUpdate", ts, d, userData, flags, sys.LinkTimeoutUpdate)
+	// The kernel takes the update path only with TIMEOUT_UPDATE; LINK_TIMEOUT_UPDATE
+	// then selects the linked-timeout list.
+	return timeoutUpdate(s, "LinkTimeoutUpdate", ts, d, userData, flags, sys.TimeoutUpdate|sys.LinkTimeoutUpdate)
 }
 
 func timeoutUpdate(s *sys.SQE, fn string, ts *sys.Timespec, d time.Duration, userData uint64, flags, kind uint32) error {
