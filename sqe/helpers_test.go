@@ -51,8 +51,12 @@ func prep(t *testing.T, r *uring.Ring, ud uint64, build func(s *sys.SQE) error) 
 	require.NoError(t, err)
 	require.NoError(t, build(s))
 	s.UserData = ud
+	executed.Store(s.Opcode, true)
 	return s
 }
+
+// executed records every opcode a test submitted.
+var executed sync.Map
 
 // wait collects n CQEs (copies), failing after a few seconds.
 func wait(t *testing.T, r *uring.Ring, n int) []sys.CQE {
