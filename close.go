@@ -136,13 +136,10 @@ func (r *Ring) Enable() error {
 }
 
 func (r *Ring) register(op sys.RegisterOp) error {
-	if !r.life.acquire() {
-		return ErrClosed
-	}
-	defer r.life.releaseRef()
-	fd, flag := r.RegisterTarget()
-	_, err := sys.Register[byte](fd, op|flag, nil, 0)
-	return err
+	return r.UseTarget(func(fd int, flag sys.RegisterOp) error {
+		_, err := sys.Register[byte](fd, op|flag, nil, 0)
+		return err
+	})
 }
 
 // Resize changes the SQ and CQ sizes of a live ring, keeping pending SQEs
@@ -191,4 +188,16 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 		_ = sys.Munmap(b)
 	}
 	return nil
+}
+
+// UseTarget calls fn with the register target (see RegisterTarget) while
+// holding a reference that Close waits for, so a registration racing Close
+// never lands on a reused fd number; ErrClosed once closed.
+func (r *Ring) UseTarget(fn func(fd int, flag sys.RegisterOp) error) error {
+	if !r.life.acquire() {
+		return ErrClosed
+	}
+	defer r.life.releaseRef()
+	fd, flag := r.RegisterTarget()
+	return fn(fd, flag)
 }

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -150,6 +151,13 @@ func (r *Ring) wait(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
 		}
 		switch {
 		case err == nil:
+			if minWait > 0 && r.params.Features&sys.FeatMinTimeout != 0 {
+				// The kernel returns after minWait once any CQE arrived:
+				// that is the batch, fewer than n is the point.
+				if c, _ := r.peek(); c != nil {
+					return c, nil
+				}
+			}
 		case errors.Is(err, syscall.EINTR):
 			// Retry with the remaining time (the loop recomputes it).
 		case errors.Is(err, syscall.ETIME):
@@ -207,7 +215,7 @@ func (r *Ring) Advance(n uint32) {
 	}
 	// Release: our reads of the CQEs finish before the kernel may reuse
 	// their slots; pairs with the kernel's READ_ONCE of cq.head.
-	atomic.StoreUint32(r.cq.head, *r.cq.head+n)
+	atomicx.StoreRelease32(r.cq.head, *r.cq.head+n)
 }
 
 // CQReady returns how many CQ slots hold CQEs.
@@ -276,7 +284,7 @@ func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
 		}
 	}
 	// Release: pairs with the kernel's READ_ONCE of cq.head.
-	atomic.StoreUint32(q.head, head)
+	atomicx.StoreRelease32(q.head, head)
 	return n
 }
 

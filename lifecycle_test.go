@@ -246,3 +246,19 @@ func TestSubmitAndReapAllocateNothing(t *testing.T) {
 	})
 	require.Zero(t, allocs, "a wait with a timeout allocates nothing")
 }
+
+func TestWaitSQSpaceOnFullSQPollRing(t *testing.T) {
+	r := testutil.NewRing(t, 8, uring.WithSQPoll(time.Millisecond))
+	for round := 0; round < 5; round++ {
+		for r.SQSpace() > 0 {
+			nop(t, r, uint64(round))
+		}
+		_, err := r.Submit()
+		require.NoError(t, err)
+		require.NoError(t, r.WaitSQSpace())
+		require.NotZero(t, r.SQSpace())
+		reapAll(t, r, 8)
+	}
+	plain := testutil.NewRing(t, 4)
+	require.NoError(t, plain.WaitSQSpace())
+}

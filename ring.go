@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -112,7 +113,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 	runtime.KeepAlive(c.attach)
 	if err != nil {
 		r.life.release()
-		return nil, unavailable(err)
+		return nil, feature.Explain(err)
 	}
 	if c.flags&sys.SetupRegisteredFdOnly != 0 {
 		r.life.regOnly = true

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -62,7 +63,12 @@ func (r *Ring) flushSQ() uint32 {
 		q.sqeHead = tail
 		// Release: the SQE contents become visible before the new tail; pairs
 		// with the kernel's smp_load_acquire of sq.tail.
-		atomic.StoreUint32(q.tail, tail)
+		if r.flags&sys.SetupSQPoll != 0 {
+			// Full barrier: sqNeedsWakeup's load must not pass this store.
+			atomic.StoreUint32(q.tail, tail)
+		} else {
+			atomicx.StoreRelease32(q.tail, tail)
+		}
 	}
 	// Acquire: pairs with the kernel's smp_store_release of sq.head.
 	return tail - atomic.LoadUint32(q.head)
@@ -174,4 +180,23 @@ func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, e
 	}
 	r.life.releaseRef()
 	return n, err
+}
+
+// WaitSQSpace blocks until the kernel has consumed at least one SQE, for
+// SQPOLL rings whose SQ is full (IORING_ENTER_SQ_WAIT); on other rings the
+// SQ drains on Submit, so it returns at once.
+func (r *Ring) WaitSQSpace() error {
+	if r.life.closed.Load() {
+		return ErrClosed
+	}
+	if r.flags&sys.SetupSQPoll == 0 {
+		return nil
+	}
+	for r.SQSpace() == 0 {
+		_, err := r.enter(0, 0, r.enterFlags|sys.EnterSQWait)
+		if err != nil && !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+	return nil
 }

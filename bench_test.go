@@ -1,0 +1,39 @@
+package uring_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+)
+
+// BenchmarkNop submits NOPs in batches of 1, 8, 32 and 128 per enter and
+// reaps each batch; ns/op is per NOP. Compare with the C liburing anchor in
+// BENCHMARKS.md (182, 63, 50, 46.5 ns/op).
+func BenchmarkNop(b *testing.B) {
+	for _, batch := range []int{1, 8, 32, 128} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			r, err := uring.New(128)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			cqes := make([]sys.CQE, 128)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for done := 0; done < b.N; done += batch {
+				for i := 0; i < batch; i++ {
+					s, _ := r.GetSQE()
+					s.Opcode = sys.OpNop
+				}
+				if _, err := r.SubmitAndWait(uint32(batch)); err != nil {
+					b.Fatal(err)
+				}
+				for got := 0; got < batch; {
+					got += r.Reap(cqes)
+				}
+			}
+		})
+	}
+}
