@@ -202,7 +202,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 
 const gcChildEnv = "URING_TEST_GC_CHILD"
 
-// TestGCStressClobberfree: reads whose buffers are unreachable from user
+// TestSoakGCStressClobberfree: reads whose buffers are unreachable from user
 // code once submitted (the only reference is the task layer's), with
 // runtime.GC() looping in another goroutine, in a child process run with
 // GODEBUG=clobberfree=1 (the GC overwrites freed memory, so a buffer freed
@@ -210,13 +210,13 @@ const gcChildEnv = "URING_TEST_GC_CHILD"
 // the byte sent, in order, and nothing crashes. Each read waits on a pipe
 // (the kernel holds the buffer across parks and GCs); a weak pointer finds
 // the buffer again after the read to check it.
-func TestGCStressClobberfree(t *testing.T) {
+func TestSoakGCStressClobberfree(t *testing.T) {
 	if os.Getenv(gcChildEnv) == "" {
-		out := child(t, "TestGCStressClobberfree", gcChildEnv+"=1", "GODEBUG=clobberfree=1")
+		out := child(t, "TestSoakGCStressClobberfree", gcChildEnv+"=1", "GODEBUG=clobberfree=1")
 		t.Log(out)
 		return
 	}
-	reads := scale(200000, 50000, 3000000)
+	reads := scale(100000, 30000, 3000000)
 	const size = 64
 	const lanes = 16
 	var stop atomic.Bool

@@ -128,7 +128,7 @@ func TestSoakNops(t *testing.T) {
 // a counter back and forth over two pipes; every task finishes with the
 // right count, and no fd or goroutine is left over (tests/ TestMain).
 func TestSoakTaskPipePingPong(t *testing.T) {
-	tasks := soakN(4000, 20000, 100000)
+	tasks := soakN(4000, 100000, 1000000)
 	const pairs = 64 // pairs in flight at once
 	const rounds = 8 // ping-pongs per pair
 	var pipes [pairs][2][2]int
@@ -199,7 +199,7 @@ func TestSoakTaskPipePingPong(t *testing.T) {
 // data: the CQ overflows, the receive ends (no F_MORE) when it must and is
 // re-armed; every byte arrives once, in order.
 func TestSoakMultishotRecvSmallCQ(t *testing.T) {
-	total := soakN(4<<20, 64<<20, 512<<20)
+	total := soakN(4<<20, 256<<20, 4<<30)
 	r := testutil.NewRing(t, 4, uring.WithCQSize(8))
 	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 16, Size: 4096})
 	require.NoError(t, err)
