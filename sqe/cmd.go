@@ -15,7 +15,7 @@ import (
 func sockCmd(s *sys.SQE, fd int, cmdOp uint32, level, optname int, optval []byte) {
 	prep(s, sys.OpUringCmd, fd, uint64(uint32(level))|uint64(uint32(optname))<<32, 0, uint64(cmdOp))
 	s.FileIndex = uint32(len(optval))
-	s.Addr3 = sys.SliceAddr(optval)
+	s.Addr3 = addrOf(optval)
 }
 
 // SockInq prepares ioctl(SIOCINQ) on socket fd: the result is the number

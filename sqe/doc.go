@@ -42,11 +42,11 @@
 // multishot requests, up to the last CQE, the one without F_MORE). The Go
 // garbage collector does not know that: the caller keeps every buffer,
 // iovec array, msghdr, sockaddr, timespec and path reachable until then
-// (runtime.KeepAlive, or a reference in a live struct). The Go runtime does
-// not move heap objects; memory that may live on a goroutine stack must
-// escape to the heap (taking its address into a builder does that) or be
-// pinned with runtime.Pinner. Higher layers (package task) do all this
-// for you.
+// (runtime.KeepAlive, or a reference in a live struct). The Go runtime moves
+// goroutine stacks but not heap objects, so every builder makes the values
+// whose address it passes escape to the heap (the compiler allocates them
+// there; a builder itself never allocates). Higher layers (package task)
+// keep everything alive for you.
 //
 //   - Paths and xattr names are NUL-terminated []byte: Path and AppendPath
 //     build one (AppendPath without allocating, given capacity); the caller

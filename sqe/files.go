@@ -21,7 +21,7 @@ func FilesUpdate(s *sys.SQE, fds []int32, at Slot) error {
 	if err := firstErr(checkLen32("FilesUpdate", "len(fds)", len(fds)), checkSlot("FilesUpdate", "at", at, true)); err != nil {
 		return err
 	}
-	prep(s, sys.OpFilesUpdate, -1, sys.SliceAddr(fds), uint32(len(fds)), uint64(at))
+	prep(s, sys.OpFilesUpdate, -1, addrOf(fds), uint32(len(fds)), uint64(at))
 	return nil
 }
 
@@ -59,7 +59,7 @@ func ProvideBuffers(s *sys.SQE, mem []byte, bufLen uint32, nr int, group, startI
 	case int(startID)+nr-1 > MaxBufferID:
 		return argErr("ProvideBuffers", "startID", "= "+strconv.Itoa(int(startID))+" leaves no room for nr ids")
 	}
-	prep(s, sys.OpProvideBuffers, nr, sys.SliceAddr(mem), bufLen, uint64(startID))
+	prep(s, sys.OpProvideBuffers, nr, addrOf(mem), bufLen, uint64(startID))
 	s.BufIndex = group
 	return nil
 }

@@ -20,7 +20,7 @@ func Openat(s *sys.SQE, dirfd int, path []byte, flags int, mode uint32) error {
 	if err := firstErr(checkDirfd("Openat", "dirfd", dirfd), checkPath("Openat", "path", path)); err != nil {
 		return err
 	}
-	prep(s, sys.OpOpenat, dirfd, sys.SliceAddr(path), mode, 0)
+	prep(s, sys.OpOpenat, dirfd, addrOf(path), mode, 0)
 	s.OpFlags = uint32(flags | unix.O_CLOEXEC)
 	return nil
 }
@@ -35,7 +35,7 @@ func OpenatDirect(s *sys.SQE, dirfd int, path []byte, flags int, mode uint32, sl
 		checkSlot("OpenatDirect", "slot", slot, true), checkNoCloexec("OpenatDirect", uint64(flags))); err != nil {
 		return err
 	}
-	prep(s, sys.OpOpenat, dirfd, sys.SliceAddr(path), mode, 0)
+	prep(s, sys.OpOpenat, dirfd, addrOf(path), mode, 0)
 	s.OpFlags = uint32(flags)
 	s.FileIndex = targetIndex(slot)
 	return nil
@@ -49,7 +49,7 @@ func Openat2(s *sys.SQE, dirfd int, path []byte, how *unix.OpenHow) error {
 	if err := checkOpenat2("Openat2", dirfd, path, how); err != nil {
 		return err
 	}
-	prep(s, sys.OpOpenat2, dirfd, sys.SliceAddr(path), uint32(sys.SizeOf[unix.OpenHow]()), sys.PtrAddr(how))
+	prep(s, sys.OpOpenat2, dirfd, addrOf(path), uint32(sys.SizeOf[unix.OpenHow]()), ptrOf(how))
 	return nil
 }
 
@@ -64,7 +64,7 @@ func Openat2Direct(s *sys.SQE, dirfd int, path []byte, how *unix.OpenHow, slot S
 	if err := checkNoCloexec("Openat2Direct", how.Flags); err != nil {
 		return err
 	}
-	prep(s, sys.OpOpenat2, dirfd, sys.SliceAddr(path), uint32(sys.SizeOf[unix.OpenHow]()), sys.PtrAddr(how))
+	prep(s, sys.OpOpenat2, dirfd, addrOf(path), uint32(sys.SizeOf[unix.OpenHow]()), ptrOf(how))
 	s.FileIndex = targetIndex(slot)
 	return nil
 }
@@ -116,7 +116,7 @@ func Statx(s *sys.SQE, dirfd int, path []byte, flags int, mask uint32, st *unix.
 	if st == nil {
 		return argErr("Statx", "st", "is nil")
 	}
-	prep(s, sys.OpStatx, dirfd, sys.SliceAddr(path), mask, sys.PtrAddr(st))
+	prep(s, sys.OpStatx, dirfd, addrOf(path), mask, ptrOf(st))
 	s.OpFlags = uint32(flags)
 	return nil
 }
@@ -130,7 +130,7 @@ func Renameat(s *sys.SQE, olddirfd int, oldpath []byte, newdirfd int, newpath []
 		checkDirfd("Renameat", "newdirfd", newdirfd), checkPath("Renameat", "newpath", newpath)); err != nil {
 		return err
 	}
-	prep(s, sys.OpRenameat, olddirfd, sys.SliceAddr(oldpath), uint32(int32(newdirfd)), sys.SliceAddr(newpath))
+	prep(s, sys.OpRenameat, olddirfd, addrOf(oldpath), uint32(int32(newdirfd)), addrOf(newpath))
 	s.OpFlags = flags
 	return nil
 }
@@ -142,7 +142,7 @@ func Unlinkat(s *sys.SQE, dirfd int, path []byte, flags int) error {
 	if err := firstErr(checkDirfd("Unlinkat", "dirfd", dirfd), checkPath("Unlinkat", "path", path)); err != nil {
 		return err
 	}
-	prep(s, sys.OpUnlinkat, dirfd, sys.SliceAddr(path), 0, 0)
+	prep(s, sys.OpUnlinkat, dirfd, addrOf(path), 0, 0)
 	s.OpFlags = uint32(flags)
 	return nil
 }
@@ -154,7 +154,7 @@ func Mkdirat(s *sys.SQE, dirfd int, path []byte, mode uint32) error {
 	if err := firstErr(checkDirfd("Mkdirat", "dirfd", dirfd), checkPath("Mkdirat", "path", path)); err != nil {
 		return err
 	}
-	prep(s, sys.OpMkdirat, dirfd, sys.SliceAddr(path), mode, 0)
+	prep(s, sys.OpMkdirat, dirfd, addrOf(path), mode, 0)
 	return nil
 }
 
@@ -167,7 +167,7 @@ func Symlinkat(s *sys.SQE, target []byte, newdirfd int, linkpath []byte) error {
 		checkPath("Symlinkat", "linkpath", linkpath)); err != nil {
 		return err
 	}
-	prep(s, sys.OpSymlinkat, newdirfd, sys.SliceAddr(target), 0, sys.SliceAddr(linkpath))
+	prep(s, sys.OpSymlinkat, newdirfd, addrOf(target), 0, addrOf(linkpath))
 	return nil
 }
 
@@ -179,7 +179,7 @@ func Linkat(s *sys.SQE, olddirfd int, oldpath []byte, newdirfd int, newpath []by
 		checkDirfd("Linkat", "newdirfd", newdirfd), checkPath("Linkat", "newpath", newpath)); err != nil {
 		return err
 	}
-	prep(s, sys.OpLinkat, olddirfd, sys.SliceAddr(oldpath), uint32(int32(newdirfd)), sys.SliceAddr(newpath))
+	prep(s, sys.OpLinkat, olddirfd, addrOf(oldpath), uint32(int32(newdirfd)), addrOf(newpath))
 	s.OpFlags = uint32(flags)
 	return nil
 }

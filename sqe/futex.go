@@ -41,7 +41,7 @@ func FutexWait(s *sys.SQE, futex *uint32, val, mask, flags uint32) error {
 	if err := checkFutex("FutexWait", futex, mask, flags); err != nil {
 		return err
 	}
-	prep(s, sys.OpFutexWait, int(flags|futex2SizeU32), sys.PtrAddr(futex), 0, uint64(val))
+	prep(s, sys.OpFutexWait, int(flags|futex2SizeU32), ptrOf(futex), 0, uint64(val))
 	s.Addr3 = uint64(mask)
 	return nil
 }
@@ -55,7 +55,7 @@ func FutexWake(s *sys.SQE, futex *uint32, n, mask, flags uint32) error {
 	if err := checkFutex("FutexWake", futex, mask, flags); err != nil {
 		return err
 	}
-	prep(s, sys.OpFutexWake, int(flags|futex2SizeU32), sys.PtrAddr(futex), 0, uint64(n))
+	prep(s, sys.OpFutexWake, int(flags|futex2SizeU32), ptrOf(futex), 0, uint64(n))
 	s.Addr3 = uint64(mask)
 	return nil
 }
@@ -78,7 +78,7 @@ func SetFutexWaiter(w *FutexWaiter, futex *uint32, val, flags uint32) error {
 	if err := checkFlags("SetFutexWaiter", "flags", flags, FutexPrivate); err != nil {
 		return err
 	}
-	*w = FutexWaiter{val: uint64(val), uaddr: sys.PtrAddr(futex), flags: flags | futex2SizeU32}
+	*w = FutexWaiter{val: uint64(val), uaddr: ptrOf(futex), flags: flags | futex2SizeU32}
 	return nil
 }
 
@@ -90,7 +90,7 @@ func FutexWaitv(s *sys.SQE, w []FutexWaiter) error {
 	if len(w) == 0 || len(w) > FutexWaitvMax {
 		return argErr("FutexWaitv", "len(w)", "= "+strconv.Itoa(len(w))+" is not in [1, 128]")
 	}
-	prep(s, sys.OpFutexWaitv, 0, sys.SliceAddr(w), uint32(len(w)), 0)
+	prep(s, sys.OpFutexWaitv, 0, addrOf(w), uint32(len(w)), 0)
 	return nil
 }
 
@@ -109,7 +109,7 @@ func Waitid(s *sys.SQE, idtype, id int, info *unix.Siginfo, options int) error {
 	case options < 0 || options > maxInt32:
 		return argErr("Waitid", "options", "= "+strconv.Itoa(options)+" is out of range")
 	}
-	prep(s, sys.OpWaitid, id, 0, uint32(idtype), sys.PtrAddr(info))
+	prep(s, sys.OpWaitid, id, 0, uint32(idtype), ptrOf(info))
 	s.FileIndex = uint32(options)
 	return nil
 }

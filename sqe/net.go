@@ -64,7 +64,7 @@ func Bind[T Sockaddr](s *sys.SQE, fd int, sa *T) error {
 	if err := checkSockaddr("Bind", fd, sa); err != nil {
 		return err
 	}
-	prep(s, sys.OpBind, fd, sys.PtrAddr(sa), 0, uint64(sys.SizeOf[T]()))
+	prep(s, sys.OpBind, fd, ptrOf(sa), 0, uint64(sys.SizeOf[T]()))
 	return nil
 }
 
@@ -75,7 +75,7 @@ func Connect[T Sockaddr](s *sys.SQE, fd int, sa *T) error {
 	if err := checkSockaddr("Connect", fd, sa); err != nil {
 		return err
 	}
-	prep(s, sys.OpConnect, fd, sys.PtrAddr(sa), 0, uint64(sys.SizeOf[T]()))
+	prep(s, sys.OpConnect, fd, ptrOf(sa), 0, uint64(sys.SizeOf[T]()))
 	return nil
 }
 
@@ -127,7 +127,7 @@ func checkAccept(fn string, fd int, sa *unix.RawSockaddrAny, salen *uint32) erro
 }
 
 func accept(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags int) {
-	prep(s, sys.OpAccept, fd, sys.PtrAddr(sa), 0, sys.PtrAddr(salen))
+	prep(s, sys.OpAccept, fd, ptrOf(sa), 0, ptrOf(salen))
 	s.OpFlags = uint32(flags)
 }
 

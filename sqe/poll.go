@@ -73,7 +73,7 @@ func EpollCtl(s *sys.SQE, epfd, fd, op int, ev *unix.EpollEvent) error {
 	case ev == nil && op != unix.EPOLL_CTL_DEL:
 		return argErr("EpollCtl", "ev", "is nil")
 	}
-	prep(s, sys.OpEpollCtl, epfd, sys.PtrAddr(ev), uint32(op), uint64(fd))
+	prep(s, sys.OpEpollCtl, epfd, ptrOf(ev), uint32(op), uint64(fd))
 	return nil
 }
 
@@ -88,7 +88,7 @@ func EpollWait(s *sys.SQE, epfd int, events []unix.EpollEvent, flags uint32) err
 	if len(events) == 0 || len(events) > maxInt32 {
 		return argErr("EpollWait", "len(events)", "= "+strconv.Itoa(len(events))+" is not in [1, 2^31)")
 	}
-	prep(s, sys.OpEpollWait, epfd, sys.SliceAddr(events), uint32(len(events)), 0)
+	prep(s, sys.OpEpollWait, epfd, addrOf(events), uint32(len(events)), 0)
 	s.OpFlags = flags
 	return nil
 }

@@ -37,7 +37,7 @@ func Read(s *sys.SQE, fd int, buf []byte, off int64) error {
 	if err := checkRW("Read", fd, len(buf), off); err != nil {
 		return err
 	}
-	prep(s, sys.OpRead, fd, sys.SliceAddr(buf), uint32(len(buf)), uint64(off))
+	prep(s, sys.OpRead, fd, addrOf(buf), uint32(len(buf)), uint64(off))
 	return nil
 }
 
@@ -63,7 +63,7 @@ func Write(s *sys.SQE, fd int, buf []byte, off int64) error {
 	if err := checkRW("Write", fd, len(buf), off); err != nil {
 		return err
 	}
-	prep(s, sys.OpWrite, fd, sys.SliceAddr(buf), uint32(len(buf)), uint64(off))
+	prep(s, sys.OpWrite, fd, addrOf(buf), uint32(len(buf)), uint64(off))
 	return nil
 }
 
@@ -86,7 +86,7 @@ func vec(s *sys.SQE, fn string, op sys.Op, fd int, iov []unix.Iovec, off int64, 
 	if err := checkRWV(fn, fd, iov, off); err != nil {
 		return err
 	}
-	prep(s, op, fd, sys.SliceAddr(iov), uint32(len(iov)), uint64(off))
+	prep(s, op, fd, addrOf(iov), uint32(len(iov)), uint64(off))
 	s.OpFlags = flags
 	return nil
 }
@@ -112,7 +112,7 @@ func ReadFixed(s *sys.SQE, fd int, buf []byte, off int64, bufIndex uint16) error
 	if err := checkRW("ReadFixed", fd, len(buf), off); err != nil {
 		return err
 	}
-	prep(s, sys.OpReadFixed, fd, sys.SliceAddr(buf), uint32(len(buf)), uint64(off))
+	prep(s, sys.OpReadFixed, fd, addrOf(buf), uint32(len(buf)), uint64(off))
 	s.BufIndex = bufIndex
 	return nil
 }
@@ -124,7 +124,7 @@ func WriteFixed(s *sys.SQE, fd int, buf []byte, off int64, bufIndex uint16) erro
 	if err := checkRW("WriteFixed", fd, len(buf), off); err != nil {
 		return err
 	}
-	prep(s, sys.OpWriteFixed, fd, sys.SliceAddr(buf), uint32(len(buf)), uint64(off))
+	prep(s, sys.OpWriteFixed, fd, addrOf(buf), uint32(len(buf)), uint64(off))
 	s.BufIndex = bufIndex
 	return nil
 }
@@ -137,7 +137,7 @@ func ReadvFixed(s *sys.SQE, fd int, iov []unix.Iovec, off int64, flags uint32, b
 	if err := checkRWV("ReadvFixed", fd, iov, off); err != nil {
 		return err
 	}
-	prep(s, sys.OpReadvFixed, fd, sys.SliceAddr(iov), uint32(len(iov)), uint64(off))
+	prep(s, sys.OpReadvFixed, fd, addrOf(iov), uint32(len(iov)), uint64(off))
 	s.OpFlags = flags
 	s.BufIndex = bufIndex
 	return nil
@@ -151,7 +151,7 @@ func WritevFixed(s *sys.SQE, fd int, iov []unix.Iovec, off int64, flags uint32, 
 	if err := checkRWV("WritevFixed", fd, iov, off); err != nil {
 		return err
 	}
-	prep(s, sys.OpWritevFixed, fd, sys.SliceAddr(iov), uint32(len(iov)), uint64(off))
+	prep(s, sys.OpWritevFixed, fd, addrOf(iov), uint32(len(iov)), uint64(off))
 	s.OpFlags = flags
 	s.BufIndex = bufIndex
 	return nil

@@ -24,7 +24,7 @@ func Send(s *sys.SQE, fd int, buf []byte, flags int) error {
 	if err := checkSR("Send", fd, len(buf)); err != nil {
 		return err
 	}
-	prep(s, sys.OpSend, fd, sys.SliceAddr(buf), uint32(len(buf)), 0)
+	prep(s, sys.OpSend, fd, addrOf(buf), uint32(len(buf)), 0)
 	s.OpFlags = uint32(flags)
 	return nil
 }
@@ -39,7 +39,7 @@ func SendTo[T Sockaddr](s *sys.SQE, fd int, buf []byte, flags int, sa *T) error 
 	if sa == nil {
 		return argErr("SendTo", "sa", "is nil")
 	}
-	prep(s, sys.OpSend, fd, sys.SliceAddr(buf), uint32(len(buf)), sys.PtrAddr(sa))
+	prep(s, sys.OpSend, fd, addrOf(buf), uint32(len(buf)), ptrOf(sa))
 	s.OpFlags = uint32(flags)
 	s.FileIndex = uint32(sys.SizeOf[T]()) // addr_len: the low 16 bits (little-endian)
 	return nil
@@ -73,7 +73,7 @@ func SendZC(s *sys.SQE, fd int, buf []byte, flags int, zc uint16) error {
 	if err := firstErr(checkSR("SendZC", fd, len(buf)), checkFlags("SendZC", "zc", uint32(zc), uint32(zcFlags))); err != nil {
 		return err
 	}
-	prep(s, sys.OpSendZC, fd, sys.SliceAddr(buf), uint32(len(buf)), 0)
+	prep(s, sys.OpSendZC, fd, addrOf(buf), uint32(len(buf)), 0)
 	s.OpFlags = uint32(flags)
 	s.Ioprio = zc
 	return nil
@@ -85,7 +85,7 @@ func SendZCFixed(s *sys.SQE, fd int, buf []byte, flags int, zc uint16, bufIndex 
 	if err := firstErr(checkSR("SendZCFixed", fd, len(buf)), checkFlags("SendZCFixed", "zc", uint32(zc), uint32(zcFlags))); err != nil {
 		return err
 	}
-	prep(s, sys.OpSendZC, fd, sys.SliceAddr(buf), uint32(len(buf)), 0)
+	prep(s, sys.OpSendZC, fd, addrOf(buf), uint32(len(buf)), 0)
 	s.OpFlags = uint32(flags)
 	s.Ioprio = zc | sys.RecvsendFixedBuf
 	s.BufIndex = bufIndex
@@ -99,7 +99,7 @@ func Recv(s *sys.SQE, fd int, buf []byte, flags int) error {
 	if err := checkSR("Recv", fd, len(buf)); err != nil {
 		return err
 	}
-	prep(s, sys.OpRecv, fd, sys.SliceAddr(buf), uint32(len(buf)), 0)
+	prep(s, sys.OpRecv, fd, addrOf(buf), uint32(len(buf)), 0)
 	s.OpFlags = uint32(flags)
 	return nil
 }
@@ -154,7 +154,7 @@ func checkMsg(fn string, fd int, msg *unix.Msghdr) error {
 }
 
 func msgOp(s *sys.SQE, op sys.Op, fd int, msg *unix.Msghdr, flags int) {
-	prep(s, op, fd, sys.PtrAddr(msg), 1, 0)
+	prep(s, op, fd, ptrOf(msg), 1, 0)
 	s.OpFlags = uint32(flags)
 }
 

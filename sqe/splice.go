@@ -47,7 +47,7 @@ func Pipe(s *sys.SQE, fds *[2]int32, flags int) error {
 	if err := checkPipe("Pipe", fds, flags); err != nil {
 		return err
 	}
-	prep(s, sys.OpPipe, 0, sys.PtrAddr(fds), 0, 0)
+	prep(s, sys.OpPipe, 0, ptrOf(fds), 0, 0)
 	s.OpFlags = uint32(flags | unix.O_CLOEXEC)
 	return nil
 }
@@ -64,7 +64,7 @@ func PipeDirect(s *sys.SQE, fds *[2]int32, flags int, slot Slot) error {
 		checkNoCloexec("PipeDirect", uint64(flags))); err != nil {
 		return err
 	}
-	prep(s, sys.OpPipe, 0, sys.PtrAddr(fds), 0, 0)
+	prep(s, sys.OpPipe, 0, ptrOf(fds), 0, 0)
 	s.OpFlags = uint32(flags)
 	s.FileIndex = targetIndex(slot)
 	return nil

@@ -64,7 +64,7 @@ func Madvise(s *sys.SQE, mem []byte, advice uint32) error {
 	if err := checkLen32("Madvise", "len(mem)", len(mem)); err != nil {
 		return err
 	}
-	prep(s, sys.OpMadvise, -1, sys.SliceAddr(mem), uint32(len(mem)), 0)
+	prep(s, sys.OpMadvise, -1, addrOf(mem), uint32(len(mem)), 0)
 	s.OpFlags = advice
 	return nil
 }

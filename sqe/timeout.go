@@ -27,7 +27,7 @@ func Timeout(s *sys.SQE, ts *sys.Timespec, d time.Duration, count uint32, flags 
 		return err
 	}
 	fillTimespec(ts, d)
-	prep(s, sys.OpTimeout, -1, sys.PtrAddr(ts), 1, uint64(count))
+	prep(s, sys.OpTimeout, -1, ptrOf(ts), 1, uint64(count))
 	s.OpFlags = flags
 	return nil
 }
@@ -45,7 +45,7 @@ func TimeoutAt(s *sys.SQE, ts *sys.Timespec, at time.Time, count uint32) error {
 		return argErr("TimeoutAt", "at", "is before 1970")
 	}
 	ts.Sec, ts.Nsec = ns/1e9, ns%1e9
-	prep(s, sys.OpTimeout, -1, sys.PtrAddr(ts), 1, uint64(count))
+	prep(s, sys.OpTimeout, -1, ptrOf(ts), 1, uint64(count))
 	s.OpFlags = sys.TimeoutAbs | sys.TimeoutRealtime
 	return nil
 }
@@ -82,7 +82,7 @@ func timeoutUpdate(s *sys.SQE, fn string, ts *sys.Timespec, d time.Duration, use
 		return err
 	}
 	fillTimespec(ts, d)
-	prep(s, sys.OpTimeoutRemove, -1, userData, 0, sys.PtrAddr(ts))
+	prep(s, sys.OpTimeoutRemove, -1, userData, 0, ptrOf(ts))
 	s.OpFlags = flags | kind
 	return nil
 }
@@ -98,7 +98,7 @@ func LinkTimeout(s *sys.SQE, ts *sys.Timespec, d time.Duration, flags uint32) er
 		return err
 	}
 	fillTimespec(ts, d)
-	prep(s, sys.OpLinkTimeout, -1, sys.PtrAddr(ts), 1, 0)
+	prep(s, sys.OpLinkTimeout, -1, ptrOf(ts), 1, 0)
 	s.OpFlags = flags
 	return nil
 }

@@ -29,7 +29,7 @@ func Fsetxattr(s *sys.SQE, fd int, name, value []byte, flags uint32) error {
 	if err := firstErr(checkFd("Fsetxattr", "fd", fd), checkXattr("Fsetxattr", name, value)); err != nil {
 		return err
 	}
-	prep(s, sys.OpFsetxattr, fd, sys.SliceAddr(name), uint32(len(value)), sys.SliceAddr(value))
+	prep(s, sys.OpFsetxattr, fd, addrOf(name), uint32(len(value)), addrOf(value))
 	s.OpFlags = flags
 	return nil
 }
@@ -41,9 +41,9 @@ func Setxattr(s *sys.SQE, path, name, value []byte, flags uint32) error {
 	if err := firstErr(checkPath("Setxattr", "path", path), checkXattr("Setxattr", name, value)); err != nil {
 		return err
 	}
-	prep(s, sys.OpSetxattr, 0, sys.SliceAddr(name), uint32(len(value)), sys.SliceAddr(value))
+	prep(s, sys.OpSetxattr, 0, addrOf(name), uint32(len(value)), addrOf(value))
 	s.OpFlags = flags
-	s.Addr3 = sys.SliceAddr(path)
+	s.Addr3 = addrOf(path)
 	return nil
 }
 
@@ -55,7 +55,7 @@ func Fgetxattr(s *sys.SQE, fd int, name, value []byte) error {
 	if err := firstErr(checkFd("Fgetxattr", "fd", fd), checkXattr("Fgetxattr", name, value)); err != nil {
 		return err
 	}
-	prep(s, sys.OpFgetxattr, fd, sys.SliceAddr(name), uint32(len(value)), sys.SliceAddr(value))
+	prep(s, sys.OpFgetxattr, fd, addrOf(name), uint32(len(value)), addrOf(value))
 	return nil
 }
 
@@ -67,7 +67,7 @@ func Getxattr(s *sys.SQE, path, name, value []byte) error {
 	if err := firstErr(checkPath("Getxattr", "path", path), checkXattr("Getxattr", name, value)); err != nil {
 		return err
 	}
-	prep(s, sys.OpGetxattr, 0, sys.SliceAddr(name), uint32(len(value)), sys.SliceAddr(value))
-	s.Addr3 = sys.SliceAddr(path)
+	prep(s, sys.OpGetxattr, 0, addrOf(name), uint32(len(value)), addrOf(value))
+	s.Addr3 = addrOf(path)
 	return nil
 }
