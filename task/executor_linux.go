@@ -76,6 +76,7 @@ type Executor struct {
 	sleeping atomic.Bool
 	wakeSent atomic.Bool
 	closeReq atomic.Bool
+	dead     bool // under mu: the loop has ended, posts are refused
 	done     chan struct{}
 	ringFd   int
 
@@ -340,6 +341,7 @@ func (ex *Executor) shutdown() {
 	ex.mu.Lock()
 	msgs := ex.inbox
 	ex.inbox = nil
+	ex.dead = true
 	ex.mu.Unlock()
 	for _, m := range msgs {
 		if m.kind == msgSpawn {

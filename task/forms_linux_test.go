@@ -267,4 +267,3 @@ type testErr struct {
 }
 
 func (e *testErr) Error() string { return sprintf(e.f, e.a...) }
-

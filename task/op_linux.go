@@ -280,7 +280,8 @@ func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
 	return s, sl, nil
 }
 
-// wait parks t until the op in sl completes and returns its result.
+// wait parks t until the op in sl completes and returns its result (0
+// and an *OpError for a negative one).
 func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, error) {
 	ex := t.ex
 	linked := false
@@ -296,7 +297,7 @@ func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, er
 	t.op = nil
 	r := t.res
 	if r.Res < 0 {
-		return r.Res, r.Flags, t.opErr(name, fd, r.Res, linked)
+		return 0, r.Flags, t.opErr(name, fd, r.Res, linked)
 	}
 	return r.Res, r.Flags, nil
 }

@@ -28,6 +28,13 @@ type remoteMsg struct {
 // and wakes it if it sleeps in the kernel.
 func (ex *Executor) post(m remoteMsg) {
 	ex.mu.Lock()
+	if ex.dead {
+		ex.mu.Unlock()
+		if m.kind == msgSpawn {
+			m.t.finish(ErrClosed)
+		}
+		return
+	}
 	ex.inbox = append(ex.inbox, m)
 	ex.inboxN.Add(1)
 	ex.mu.Unlock()
@@ -55,7 +62,7 @@ func (ex *Executor) sendWake() {
 	}
 	if s, err := helper.GetSQE(); err == nil {
 		*s = msg
-		s.OpFlags = sys.MsgRingCQESkip
+		s.Flags = sys.SQECQESkipSuccess
 		_, _ = helper.Submit()
 	}
 }

@@ -84,9 +84,16 @@ func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 }
 
 // postFrom posts m to ex from executor src: a sleeping ex is woken by an
-// IORING_OP_MSG_RING on src's ring (no source CQE).
+// IORING_OP_MSG_RING on src's ring (no source CQE on success).
 func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
 	ex.mu.Lock()
+	if ex.dead {
+		ex.mu.Unlock()
+		if m.kind == msgSpawn {
+			m.t.finish(ErrClosed)
+		}
+		return
+	}
 	ex.inbox = append(ex.inbox, m)
 	ex.inboxN.Add(1)
 	ex.mu.Unlock()
@@ -96,8 +103,10 @@ func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
 			ex.sendWake()
 			return
 		}
-		*s = sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(ex.ringFd), Addr: sys.MsgData, Off: udWake,
-			OpFlags: sys.MsgRingCQESkip, UserData: udIgnore}
+		// CQE_SKIP_SUCCESS: no CQE on src (MSG_RING_CQE_SKIP would drop the
+		// target's CQE, which is the wake).
+		*s = sys.SQE{Opcode: sys.OpMsgRing, Flags: sys.SQECQESkipSuccess, Fd: int32(ex.ringFd), Addr: sys.MsgData,
+			Off: udWake, UserData: udIgnore}
 		_, _ = src.ring.Submit()
 	}
 }
