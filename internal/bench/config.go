@@ -144,3 +144,12 @@ func ParseCounts(s string) ([]int64, error) {
 	}
 	return out, nil
 }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

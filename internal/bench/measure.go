@@ -128,3 +128,5 @@ func percentile(sorted []int64, p float64) float64 {
 	i := int(float64(len(sorted)-1) * p / 100)
 	return float64(sorted[i])
 }
+
+func sortInt64s(v []int64) { sort.Slice(v, func(i, j int) bool { return v[i] < v[j] }) }

@@ -74,7 +74,10 @@ func runRandread(c *Config) ([]Point, error) {
 			}
 		}
 		var why string
-		if mode == "iopoll" {
+		if direct {
+			why = directIO(path)
+		}
+		if mode == "iopoll" && why == "" {
 			why = pollQueues(path)
 		}
 		for _, qd := range orInts(c.QD, []int{1, 4, 16, 64, 128}) {
@@ -105,15 +108,6 @@ func runRandread(c *Config) ([]Point, error) {
 		}
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // prepareFile returns a file of at least size bytes of non-zero data: --file
@@ -180,6 +174,20 @@ func warm(path string) error {
 	defer f.Close()
 	_, err = io.Copy(io.Discard, f)
 	return err
+}
+
+// directIO says why path cannot be opened with O_DIRECT ("" if it can):
+// tmpfs, for one, refuses it.
+func directIO(path string) string {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		if errors.Is(err, unix.EINVAL) {
+			return "the file system refuses O_DIRECT (use --dir or --file on a disk)"
+		}
+		return err.Error()
+	}
+	f.Close()
+	return ""
 }
 
 // pollQueues says why the device under path cannot do polled I/O ("" if it

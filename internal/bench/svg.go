@@ -60,7 +60,10 @@ func WriteSVG(w io.Writer, title string, points []Point) error {
 			panels = append(panels, pn)
 		}
 		if pt.Unsupported != "" {
-			pn.notes = append(pn.notes, fmt.Sprintf("%s %s=%s: unsupported: %s", pt.Impl, pt.Axis, formatX(pt.Axis, pt.X), pt.Unsupported))
+			note := "unsupported: " + pt.Unsupported
+			if !contains(pn.notes, note) {
+				pn.notes = append(pn.notes, note)
+			}
 			continue
 		}
 		unit, axis, higher = pt.Unit, pt.Axis, pt.Higher
@@ -135,7 +138,7 @@ func drawPanel(b *strings.Builder, pn *panel, ox, oy int, unit, axis string) {
 	}
 	step, top := niceScale(ymax)
 	yOf := func(v float64) float64 { return y0 + ph - v/top*ph }
-	for v := 0.0; v <= top*1.0001; v += step {
+	for v := 0.0; len(pn.series) > 0 && v <= top*1.0001; v += step {
 		y := yOf(v)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e0e0e0"/>`+"\n", x0, y, x0+pw, y)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`+"\n", x0-5, y, x0, y)

@@ -70,8 +70,9 @@ func runTCPRecv(c *Config) ([]Point, error) {
 }
 
 // receiver consumes the accepted connections until EOF and returns the
-// bytes received.
-type receiver func(conns []net.Conn) (int64, error)
+// bytes received; it calls begin (once) when it is ready to receive, which
+// starts the senders and the clock.
+type receiver func(conns []net.Conn, begin func()) (int64, error)
 
 // recvRun connects conns senders to conns accepted connections, starts
 // the senders for d, and returns the receiver's MB/s (bytes up to EOF over
@@ -94,25 +95,35 @@ func recvRun(conns int, d time.Duration, recv receiver) (sample, error) {
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	start := time.Now()
-	for _, s := range senders {
-		wg.Add(1)
-		go func(s net.Conn) {
-			defer wg.Done()
-			defer s.Close()
-			buf := make([]byte, senderChunk)
-			for !stop.Load() {
-				if _, err := s.Write(buf); err != nil {
-					return
+	var start time.Time
+	var timer *time.Timer
+	begin := func() {
+		start = time.Now()
+		for _, s := range senders {
+			wg.Add(1)
+			go func(s net.Conn) {
+				defer wg.Done()
+				defer s.Close()
+				buf := make([]byte, senderChunk)
+				for !stop.Load() {
+					if _, err := s.Write(buf); err != nil {
+						return
+					}
 				}
-			}
-		}(s)
+			}(s)
+		}
+		timer = time.AfterFunc(d, func() { stop.Store(true) })
 	}
-	timer := time.AfterFunc(d, func() { stop.Store(true) })
-	defer timer.Stop()
-	n, err := recv(accepted)
+	n, err := recv(accepted, begin)
 	el := time.Since(start)
 	stop.Store(true)
+	if timer == nil { // the receiver failed before it was ready
+		for _, s := range senders {
+			s.Close()
+		}
+		return sample{}, err
+	}
+	timer.Stop()
 	wg.Wait()
 	if err != nil {
 		return sample{}, err
@@ -121,7 +132,8 @@ func recvRun(conns int, d time.Duration, recv receiver) (sample, error) {
 }
 
 func recvGo(size int) receiver {
-	return func(conns []net.Conn) (int64, error) {
+	return func(conns []net.Conn, begin func()) (int64, error) {
+		begin()
 		var total atomic.Int64
 		var wg sync.WaitGroup
 		errs := make([]error, len(conns))
@@ -173,7 +185,7 @@ func closeFiles(fs []*os.File) {
 }
 
 func recvTask(size int) receiver {
-	return func(conns []net.Conn) (int64, error) {
+	return func(conns []net.Conn, begin func()) (int64, error) {
 		files, fds, err := connFds(conns)
 		if err != nil {
 			return 0, err
@@ -181,6 +193,7 @@ func recvTask(size int) receiver {
 		defer closeFiles(files)
 		var total int64
 		err = onExecutor(func(t *task.T) error {
+			begin()
 			hs := make([]*task.Handle[int64], len(fds))
 			for i, fd := range fds {
 				hs[i] = task.Spawn(t, func(t *task.T) (int64, error) {
@@ -258,7 +271,7 @@ func (m *msRecv) finish(err error) {
 }
 
 func recvMultishot(size int) receiver {
-	return func(conns []net.Conn) (int64, error) {
+	return func(conns []net.Conn, begin func()) (int64, error) {
 		files, fds, err := connFds(conns)
 		if err != nil {
 			return 0, err
@@ -290,6 +303,7 @@ func recvMultishot(size int) receiver {
 		if err != nil {
 			return 0, err
 		}
+		begin()
 		wg.Wait()
 		var total int64
 		var errs []error

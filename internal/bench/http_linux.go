@@ -1,0 +1,242 @@
+//go:build linux
+
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pure-uring/uring/task"
+)
+
+const helloBody = "Hello, World!"
+
+// httpLoad drives an HTTP server at addr for d with conns keep-alive
+// connections and returns req/s and p99 (µs).
+type httpLoad struct {
+	name string // "wrk" or "in-process"
+	run  func(addr string, conns int, d time.Duration) (sample, error)
+}
+
+// pickLoad: wrk when installed (and peers are allowed, and the run lasts a
+// second or more: wrk counts in whole seconds), else the in-process client.
+func (c *Config) pickLoad() httpLoad {
+	if !c.NoPeers && c.dur() >= time.Second {
+		if bin, err := exec.LookPath("wrk"); err == nil {
+			return httpLoad{"wrk", func(addr string, conns int, d time.Duration) (sample, error) { return runWrk(bin, addr, conns, d) }}
+		}
+	}
+	return httpLoad{"in-process", func(addr string, conns int, d time.Duration) (sample, error) {
+		return clientRun(addr, conns, d, httpRoundTrip(addr))
+	}}
+}
+
+// runHTTP: hello world on 1 and NCPU task executors vs net/http (with
+// GOMAXPROCS set to the same count while wrk is the load).
+func runHTTP(c *Config) ([]Point, error) {
+	conns := 10
+	if len(c.Conns) > 0 {
+		conns = c.Conns[0]
+	}
+	load := c.pickLoad()
+	d := c.dur()
+	def := []int{1}
+	if n := runtime.NumCPU(); n > 1 {
+		def = append(def, n)
+	}
+	var out []Point
+	for _, execs := range orInts(c.Executors, def) {
+		procs := 0
+		if load.name == "wrk" {
+			procs = execs
+		}
+		s := spec{
+			meta: Point{Workload: "http", Axis: "executors", X: int64(execs), Unit: "req/s", Higher: true,
+				Params: Params{Executors: execs, Conns: conns, Duration: d.String(), Load: load.name}},
+			project:  []impl{{"task hello", func() (sample, error) { return httpTask(execs, conns, d, load) }}},
+			baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, load) }},
+		}
+		pts, err := c.measure(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pts...)
+	}
+	return out, nil
+}
+
+// runHTTPStd needs the task runtime's net.Listener adapter.
+func runHTTPStd(c *Config) ([]Point, error) {
+	return nil, &NotAvailable{Reason: "http-std needs the task runtime's net.Listener adapter (task.Runtime listener), which package task does not provide yet"}
+}
+
+func helloHandler() http.Handler {
+	body := []byte(helloBody)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(body)
+	})
+}
+
+func httpStd(procs, conns int, d time.Duration, load httpLoad) (sample, error) {
+	if procs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	}
+	ln, err := listen("127.0.0.1:0", false)
+	if err != nil {
+		return sample{}, err
+	}
+	srv := &http.Server{Handler: helloHandler(), ErrorLog: nil}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Serve(ln) }()
+	defer func() { srv.Close(); wg.Wait() }()
+	return load.run(ln.Addr().String(), conns, d)
+}
+
+// helloResponse is what net/http sends for the hello handler (same headers,
+// same length); the Date is the server's start time.
+func helloResponse() []byte {
+	return []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nDate: " +
+		time.Now().UTC().Format(http.TimeFormat) + "\r\nContent-Length: " + strconv.Itoa(len(helloBody)) + "\r\n\r\n" + helloBody)
+}
+
+var headerEnd = []byte("\r\n\r\n")
+
+// httpServeTask serves keep-alive GET requests on fd: it answers every
+// complete request head in what it received with one send (pipelining
+// works), keeping a partial head for the next recv.
+func httpServeTask(resp []byte) func(t *task.T, fd int) error {
+	return func(t *task.T, fd int) error {
+		buf := make([]byte, 8192)
+		out := make([]byte, 0, 16*len(resp))
+		have := 0
+		for {
+			n, err := t.Recv(fd, buf[have:], 0)
+			if err != nil || n == 0 {
+				return err
+			}
+			have += n
+			used := 0
+			out = out[:0]
+			for {
+				i := bytes.Index(buf[used:have], headerEnd)
+				if i < 0 {
+					break
+				}
+				used += i + len(headerEnd)
+				out = append(out, resp...)
+			}
+			if used == 0 && have == len(buf) {
+				return errors.New("http: request head larger than 8 KiB")
+			}
+			have = copy(buf, buf[used:have])
+			for off := 0; off < len(out); {
+				m, err := t.Send(fd, out[off:], 0)
+				if err != nil {
+					return err
+				}
+				off += m
+			}
+		}
+	}
+}
+
+func httpTask(execs, conns int, d time.Duration, load httpLoad) (sample, error) {
+	srv, err := startTaskServer(execs, httpServeTask(helloResponse()))
+	if err != nil {
+		return sample{}, err
+	}
+	defer srv.Close()
+	return load.run(srv.addr, conns, d)
+}
+
+// httpRoundTrip is the in-process client: one GET, then the response head
+// and its Content-Length body.
+func httpRoundTrip(addr string) func(c net.Conn, scratch []byte) error {
+	req := []byte("GET / HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: uringctl-bench\r\n\r\n")
+	readers := sync.Map{}
+	return func(c net.Conn, scratch []byte) error {
+		v, ok := readers.Load(c)
+		if !ok {
+			v, _ = readers.LoadOrStore(c, bufio.NewReaderSize(c, 4096))
+		}
+		br := v.(*bufio.Reader)
+		if _, err := c.Write(req); err != nil {
+			return err
+		}
+		length := -1
+		for first := true; ; first = false {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return err
+			}
+			if first && !bytes.HasPrefix(line, []byte("HTTP/1.1 200")) {
+				return fmt.Errorf("http: status line %q", bytes.TrimSpace(line))
+			}
+			if len(line) <= 2 {
+				break
+			}
+			if k, v, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(string(k), "Content-Length") {
+				if length, err = strconv.Atoi(string(bytes.TrimSpace(v))); err != nil {
+					return fmt.Errorf("http: Content-Length %q", v)
+				}
+			}
+		}
+		if length < 0 {
+			return errors.New("http: response without Content-Length")
+		}
+		_, err := br.Discard(length)
+		return err
+	}
+}
+
+var (
+	wrkRate = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkP99  = regexp.MustCompile(`(?m)^\s+99%\s+([0-9.]+)(us|ms|s)\s*$`)
+	wrkBad  = regexp.MustCompile(`Non-2xx or 3xx responses:\s+(\d+)`)
+)
+
+// runWrk runs wrk -t1 -cN -dSECONDS --latency against addr.
+func runWrk(bin, addr string, conns int, d time.Duration) (sample, error) {
+	secs := max(int(d.Round(time.Second)/time.Second), 1)
+	out, err := exec.Command(bin, "-t1", "-c"+strconv.Itoa(conns), "-d"+strconv.Itoa(secs)+"s", "--latency", "http://"+addr+"/").CombinedOutput()
+	if err != nil {
+		return sample{}, fmt.Errorf("wrk: %w: %s", err, firstLine(string(out)))
+	}
+	return parseWrk(out)
+}
+
+func parseWrk(out []byte) (sample, error) {
+	if m := wrkBad.FindSubmatch(out); m != nil {
+		return sample{}, fmt.Errorf("wrk: %s non-2xx responses", m[1])
+	}
+	m := wrkRate.FindSubmatch(out)
+	if m == nil {
+		return sample{}, fmt.Errorf("wrk: no Requests/sec in its output: %q", firstLine(string(out)))
+	}
+	rate, _ := strconv.ParseFloat(string(m[1]), 64)
+	s := sample{v: rate}
+	if m := wrkP99.FindSubmatch(out); m != nil {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		switch string(m[2]) {
+		case "ms":
+			v *= 1e3
+		case "s":
+			v *= 1e6
+		}
+		s.p99 = v
+	}
+	return s, nil
+}
