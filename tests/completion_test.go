@@ -274,7 +274,11 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 		require.NoError(t, err)
 		<-forged
 		require.Equal(t, total, count)
-		require.False(t, reader.Done(), "a forged CQE completed the read in flight")
+		// (Handle.Done is for tasks; from here, a Wait that times out.)
+		early, cancelEarly := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		_, err = reader.Wait(early)
+		cancelEarly()
+		require.ErrorIs(t, err, context.DeadlineExceeded, "a forged CQE completed the read in flight")
 		_, err = pw.Write([]byte("ok"))
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
