@@ -111,7 +111,7 @@ func TestBenchWorkloadsJSON(t *testing.T) {
 		"chain":    {"--depth", "10", "--n", "10"},
 		"collect":  {"--n", "100", "--depth", "5"},
 		"overhead": {"--qd", "1,4", "--duration", "20ms"},
-		"http-std": {"--duration", "50ms"},
+		"http-std": {"--executors", "1", "--duration", "50ms", "--conns", "2"},
 	}
 	for _, w := range bench.Workloads() {
 		args, ok := cases[w.Name]

@@ -45,6 +45,16 @@ func (c *Config) pickLoad() httpLoad {
 // runHTTP: hello world on 1 and NCPU task executors vs net/http (with
 // GOMAXPROCS set to the same count while wrk is the load).
 func runHTTP(c *Config) ([]Point, error) {
+	return httpSweep(c, "http", "task hello", httpTask)
+}
+
+// runHTTPStd: the same net/http server code served on the task runtime's
+// net.Listener adapter vs on net.Listen.
+func runHTTPStd(c *Config) ([]Point, error) {
+	return httpSweep(c, "http-std", "net/http on task.Listener", httpOnRuntime)
+}
+
+func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d time.Duration, load httpLoad) (sample, error)) ([]Point, error) {
 	conns := 10
 	if len(c.Conns) > 0 {
 		conns = c.Conns[0]
@@ -62,9 +72,14 @@ func runHTTP(c *Config) ([]Point, error) {
 			procs = execs
 		}
 		s := spec{
-			meta: Point{Workload: "http", Axis: "executors", X: int64(execs), Unit: "req/s", Higher: true,
+			meta: Point{Workload: workload, Axis: "executors", X: int64(execs), Unit: "req/s", Higher: true,
 				Params: Params{Executors: execs, Conns: conns, Duration: d.String(), Load: load.name}},
-			project:  []impl{{"task hello", func() (sample, error) { return httpTask(execs, conns, d, load) }}},
+			project: []impl{{name, func() (sample, error) {
+				if procs > 0 {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				}
+				return serve(execs, conns, d, load)
+			}}},
 			baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, load) }},
 		}
 		pts, err := c.measure(s)
@@ -76,9 +91,27 @@ func runHTTP(c *Config) ([]Point, error) {
 	return out, nil
 }
 
-// runHTTPStd needs the task runtime's net.Listener adapter.
-func runHTTPStd(c *Config) ([]Point, error) {
-	return nil, &NotAvailable{Reason: "http-std needs the task runtime's net.Listener adapter (task.Runtime listener), which package task does not provide yet"}
+func httpOnRuntime(execs, conns int, d time.Duration, load httpLoad) (sample, error) {
+	rt, err := task.NewRuntime(execs)
+	if err != nil {
+		return sample{}, err
+	}
+	defer rt.Close()
+	ln, err := rt.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return sample{}, err
+	}
+	return serveHTTP(ln, conns, d, load)
+}
+
+// serveHTTP serves the hello handler with net/http on ln while load runs.
+func serveHTTP(ln net.Listener, conns int, d time.Duration, load httpLoad) (sample, error) {
+	srv := &http.Server{Handler: helloHandler()}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Serve(ln) }()
+	defer func() { srv.Close(); wg.Wait() }()
+	return load.run(ln.Addr().String(), conns, d)
 }
 
 func helloHandler() http.Handler {
@@ -97,12 +130,7 @@ func httpStd(procs, conns int, d time.Duration, load httpLoad) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	srv := &http.Server{Handler: helloHandler(), ErrorLog: nil}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Serve(ln) }()
-	defer func() { srv.Close(); wg.Wait() }()
-	return load.run(ln.Addr().String(), conns, d)
+	return serveHTTP(ln, conns, d, load)
 }
 
 // helloResponse is what net/http sends for the hello handler (same headers,
