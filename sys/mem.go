@@ -2,9 +2,25 @@ package sys
 
 import "unsafe"
 
+// The kernel uses memory behind an address after the call that passed it
+// returns, so that memory must not live on a goroutine stack, which the
+// runtime moves. Converting a pointer to an integer does not make the value
+// escape by itself: SliceAddr, PtrAddr and StringAddr store their argument
+// where escape analysis must assume it outlives the call (a branch never
+// taken at run time), so whatever a caller passes is heap-allocated by the
+// compiler. They cost nothing at run time.
+var escape struct {
+	on bool
+	v  any
+}
+
 // SliceAddr returns the address of s[0] for the kernel, or 0 when s is
-// empty. The caller keeps s reachable and pinned until the kernel is done.
+// empty. The caller keeps s reachable (and pinned, if it could move) until
+// the kernel is done with it.
 func SliceAddr[T any](s []T) uint64 {
+	if escape.on {
+		escape.v = s
+	}
 	if len(s) == 0 {
 		return 0
 	}
@@ -12,15 +28,20 @@ func SliceAddr[T any](s []T) uint64 {
 }
 
 // PtrAddr returns the address of *p for the kernel, or 0 for nil. The caller
-// keeps *p reachable and pinned until the kernel is done.
+// keeps *p reachable until the kernel is done with it.
 func PtrAddr[T any](p *T) uint64 {
+	if escape.on {
+		escape.v = p
+	}
 	return uint64(uintptr(unsafe.Pointer(p)))
 }
 
 // StringAddr returns the address of the bytes of s, or 0 when s is empty.
-// The bytes of a Go string are immutable and, for strings built at run time,
-// on the heap: the caller keeps s reachable until the kernel is done.
+// The caller keeps s reachable until the kernel is done with it.
 func StringAddr(s string) uint64 {
+	if escape.on {
+		escape.v = s
+	}
 	if len(s) == 0 {
 		return 0
 	}
