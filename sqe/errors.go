@@ -110,3 +110,12 @@ func firstErr(errs ...error) error {
 	}
 	return nil
 }
+
+// checkFlags32 rejects a flags argument that does not fit the SQE's 32-bit
+// flags field: as a C int (negative down to MinInt32) or an unsigned word.
+func checkFlags32(fn, arg string, v int) error {
+	if int64(v) < -1<<31 || int64(v) > 1<<32-1 {
+		return argErr(fn, arg, "= "+strconv.FormatInt(int64(v), 16)+" (hex) does not fit the 32-bit flags field")
+	}
+	return nil
+}

@@ -17,6 +17,9 @@ import (
 // IORING_OP_OPENAT, Linux 5.6. O_CLOEXEC is always added. The result is
 // the new fd. The kernel reads path until the CQE.
 func Openat(s *sys.SQE, dirfd int, path []byte, flags int, mode uint32) error {
+	if err := checkFlags32("Openat", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkDirfd("Openat", "dirfd", dirfd), checkPath("Openat", "path", path)); err != nil {
 		return err
 	}
@@ -31,6 +34,9 @@ func Openat(s *sys.SQE, dirfd int, path []byte, flags int, mode uint32) error {
 // O_CLOEXEC is rejected (the kernel refuses it for direct descriptors). The
 // kernel reads path until the CQE.
 func OpenatDirect(s *sys.SQE, dirfd int, path []byte, flags int, mode uint32, slot Slot) error {
+	if err := checkFlags32("OpenatDirect", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkDirfd("OpenatDirect", "dirfd", dirfd), checkPath("OpenatDirect", "path", path),
 		checkSlot("OpenatDirect", "slot", slot, true), checkNoCloexec("OpenatDirect", uint64(flags))); err != nil {
 		return err
@@ -110,6 +116,9 @@ func CloseDirect(s *sys.SQE, slot Slot) error {
 // st: io_uring_prep_statx(3), IORING_OP_STATX, Linux 5.6. The kernel reads
 // path and writes *st until the CQE.
 func Statx(s *sys.SQE, dirfd int, path []byte, flags int, mask uint32, st *unix.Statx_t) error {
+	if err := checkFlags32("Statx", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkDirfd("Statx", "dirfd", dirfd), checkPath("Statx", "path", path)); err != nil {
 		return err
 	}
@@ -139,6 +148,9 @@ func Renameat(s *sys.SQE, olddirfd int, oldpath []byte, newdirfd int, newpath []
 // unix.AT_REMOVEDIR: rmdir): io_uring_prep_unlinkat(3), IORING_OP_UNLINKAT,
 // Linux 5.11. The kernel reads path until the CQE.
 func Unlinkat(s *sys.SQE, dirfd int, path []byte, flags int) error {
+	if err := checkFlags32("Unlinkat", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkDirfd("Unlinkat", "dirfd", dirfd), checkPath("Unlinkat", "path", path)); err != nil {
 		return err
 	}
@@ -175,6 +187,9 @@ func Symlinkat(s *sys.SQE, target []byte, newdirfd int, linkpath []byte) error {
 // oldpath (relative to olddirfd), with AT_* flags: io_uring_prep_linkat(3),
 // IORING_OP_LINKAT, Linux 5.15. The kernel reads both paths until the CQE.
 func Linkat(s *sys.SQE, olddirfd int, oldpath []byte, newdirfd int, newpath []byte, flags int) error {
+	if err := checkFlags32("Linkat", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkDirfd("Linkat", "olddirfd", olddirfd), checkPath("Linkat", "oldpath", oldpath),
 		checkDirfd("Linkat", "newdirfd", newdirfd), checkPath("Linkat", "newpath", newpath)); err != nil {
 		return err

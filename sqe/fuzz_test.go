@@ -47,8 +47,8 @@ func FuzzReadWrite(f *testing.F) {
 			{sys.OpWrite, func(s *sys.SQE) error { return sqe.Write(s, fd, buf, off) }, validFd(fd) && validOff(off), rw},
 			{sys.OpReadFixed, func(s *sys.SQE) error { return sqe.ReadFixed(s, fd, buf, off, bufIndex) }, validFd(fd) && validOff(off), fixed},
 			{sys.OpWriteFixed, func(s *sys.SQE) error { return sqe.WriteFixed(s, fd, buf, off, bufIndex) }, validFd(fd) && validOff(off), fixed},
-			{sys.OpSend, func(s *sys.SQE) error { return sqe.Send(s, fd, buf, flags) }, validFd(fd), sr},
-			{sys.OpRecv, func(s *sys.SQE) error { return sqe.Recv(s, fd, buf, flags) }, validFd(fd), sr},
+			{sys.OpSend, func(s *sys.SQE) error { return sqe.Send(s, fd, buf, flags) }, validFd(fd) && validFlags(flags), sr},
+			{sys.OpRecv, func(s *sys.SQE) error { return sqe.Recv(s, fd, buf, flags) }, validFd(fd) && validFlags(flags), sr},
 		}
 		c := cases[int(which)%len(cases)]
 		c.want.Opcode = c.op
@@ -216,3 +216,6 @@ func FuzzSockopt(f *testing.F) {
 			Addr: s.Addr, FileIndex: uint32(len(optval)), Addr3: sys.SliceAddr(optval)}, s)
 	})
 }
+
+// validFlags: a flags argument fits the SQE's 32-bit flags field.
+func validFlags(flags int) bool { return int64(flags) >= -1<<31 && int64(flags) <= 1<<32-1 }

@@ -137,6 +137,9 @@ func accept(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags in
 // peer address (set *salen to sizeof(*sa) first). The result is the new
 // fd. The kernel writes *sa and *salen until the CQE.
 func Accept(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags int) error {
+	if err := checkFlags32("Accept", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkAccept("Accept", fd, sa, salen); err != nil {
 		return err
 	}
@@ -149,6 +152,9 @@ func Accept(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags in
 // (AllocSlot: 5.19). SOCK_CLOEXEC in flags is rejected. The result is 0, or
 // the slot allocated. Memory as for Accept.
 func AcceptDirect(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags int, slot Slot) error {
+	if err := checkFlags32("AcceptDirect", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkAccept("AcceptDirect", fd, sa, salen), checkSlot("AcceptDirect", "slot", slot, true),
 		checkNoSockCloexec("AcceptDirect", flags)); err != nil {
 		return err
@@ -164,6 +170,9 @@ func AcceptDirect(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, fl
 // always added. sa and salen, if set, are overwritten by each connection;
 // the kernel writes them until the last CQE.
 func AcceptMultishot(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags int) error {
+	if err := checkFlags32("AcceptMultishot", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkAccept("AcceptMultishot", fd, sa, salen); err != nil {
 		return err
 	}
@@ -177,6 +186,9 @@ func AcceptMultishot(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32,
 // io_uring_prep_multishot_accept_direct(3), Linux 5.19. SOCK_CLOEXEC in
 // flags is rejected. Memory as for AcceptMultishot.
 func AcceptMultishotDirect(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, flags int) error {
+	if err := checkFlags32("AcceptMultishotDirect", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkAccept("AcceptMultishotDirect", fd, sa, salen), checkNoSockCloexec("AcceptMultishotDirect", flags)); err != nil {
 		return err
 	}

@@ -21,6 +21,9 @@ func checkSR(fn string, fd, n int) error {
 // IORING_OP_SEND, Linux 5.6. The result is the byte count. The kernel reads
 // buf until the CQE.
 func Send(s *sys.SQE, fd int, buf []byte, flags int) error {
+	if err := checkFlags32("Send", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkSR("Send", fd, len(buf)); err != nil {
 		return err
 	}
@@ -33,6 +36,9 @@ func Send(s *sys.SQE, fd int, buf []byte, flags int) error {
 // io_uring_prep_sendto(3), IORING_OP_SEND, Linux 6.0. The kernel reads buf
 // and *sa until the CQE.
 func SendTo[T Sockaddr](s *sys.SQE, fd int, buf []byte, flags int, sa *T) error {
+	if err := checkFlags32("SendTo", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkSR("SendTo", fd, len(buf)); err != nil {
 		return err
 	}
@@ -51,6 +57,9 @@ func SendTo[T Sockaddr](s *sys.SQE, fd int, buf []byte, flags int, sa *T) error 
 // Linux 6.10 (FEAT_RECVSEND_BUNDLE). The result is the byte count; the CQE
 // names the first buffer. Only the provided buffers are held.
 func SendBundle(s *sys.SQE, fd int, n uint32, flags int, group uint16) error {
+	if err := checkFlags32("SendBundle", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkFd("SendBundle", "fd", fd); err != nil {
 		return err
 	}
@@ -70,6 +79,9 @@ const zcFlags = sys.RecvsendPollFirst | sys.SendZCReportUsage
 // notification (F_NOTIF) once the kernel no longer reads buf. The kernel
 // reads buf until the F_NOTIF CQE.
 func SendZC(s *sys.SQE, fd int, buf []byte, flags int, zc uint16) error {
+	if err := checkFlags32("SendZC", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkSR("SendZC", fd, len(buf)), checkFlags("SendZC", "zc", uint32(zc), uint32(zcFlags))); err != nil {
 		return err
 	}
@@ -82,6 +94,9 @@ func SendZC(s *sys.SQE, fd int, buf []byte, flags int, zc uint16) error {
 // SendZCFixed is SendZC from registered buffer bufIndex, inside which buf
 // lies: io_uring_prep_send_zc_fixed(3), Linux 6.0. Memory as for SendZC.
 func SendZCFixed(s *sys.SQE, fd int, buf []byte, flags int, zc uint16, bufIndex uint16) error {
+	if err := checkFlags32("SendZCFixed", "flags", flags); err != nil {
+		return err
+	}
 	if err := firstErr(checkSR("SendZCFixed", fd, len(buf)), checkFlags("SendZCFixed", "zc", uint32(zc), uint32(zcFlags))); err != nil {
 		return err
 	}
@@ -96,6 +111,9 @@ func SendZCFixed(s *sys.SQE, fd int, buf []byte, flags int, zc uint16, bufIndex 
 // IORING_OP_RECV, Linux 5.6. The result is the byte count (0: EOF). The
 // kernel writes buf until the CQE. With BufferSelect pass a nil buf.
 func Recv(s *sys.SQE, fd int, buf []byte, flags int) error {
+	if err := checkFlags32("Recv", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkSR("Recv", fd, len(buf)); err != nil {
 		return err
 	}
@@ -109,6 +127,9 @@ func Recv(s *sys.SQE, fd int, buf []byte, flags int) error {
 // while armed): io_uring_prep_recv_multishot(3), IORING_OP_RECV with
 // IORING_RECV_MULTISHOT, Linux 6.0. Only the provided buffers are held.
 func RecvMultishot(s *sys.SQE, fd int, flags int, group uint16) error {
+	if err := checkFlags32("RecvMultishot", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkFd("RecvMultishot", "fd", fd); err != nil {
 		return err
 	}
@@ -126,6 +147,9 @@ func RecvMultishot(s *sys.SQE, fd int, flags int, group uint16) error {
 // multishot it stays armed (IORING_RECV_MULTISHOT). Only the provided
 // buffers are held.
 func RecvBundle(s *sys.SQE, fd int, flags int, group uint16, multishot bool) error {
+	if err := checkFlags32("RecvBundle", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkFd("RecvBundle", "fd", fd); err != nil {
 		return err
 	}
@@ -163,6 +187,9 @@ func msgOp(s *sys.SQE, op sys.Op, fd int, msg *unix.Msghdr, flags int) {
 // *msg and everything it points to (iovecs, buffers, name, control) until
 // the CQE.
 func Sendmsg(s *sys.SQE, fd int, msg *unix.Msghdr, flags int) error {
+	if err := checkFlags32("Sendmsg", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkMsg("Sendmsg", fd, msg); err != nil {
 		return err
 	}
@@ -175,6 +202,9 @@ func Sendmsg(s *sys.SQE, fd int, msg *unix.Msghdr, flags int) error {
 // and then an F_NOTIF CQE; the kernel reads the data buffers until the
 // F_NOTIF CQE and the rest of *msg until the first.
 func SendmsgZC(s *sys.SQE, fd int, msg *unix.Msghdr, flags int) error {
+	if err := checkFlags32("SendmsgZC", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkMsg("SendmsgZC", fd, msg); err != nil {
 		return err
 	}
@@ -186,6 +216,9 @@ func SendmsgZC(s *sys.SQE, fd int, msg *unix.Msghdr, flags int) error {
 // bufIndex: io_uring_prep_sendmsg_zc_fixed(3), Linux 6.15. Memory as for
 // SendmsgZC.
 func SendmsgZCFixed(s *sys.SQE, fd int, msg *unix.Msghdr, flags int, bufIndex uint16) error {
+	if err := checkFlags32("SendmsgZCFixed", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkMsg("SendmsgZCFixed", fd, msg); err != nil {
 		return err
 	}
@@ -199,6 +232,9 @@ func SendmsgZCFixed(s *sys.SQE, fd int, msg *unix.Msghdr, flags int, bufIndex ui
 // io_uring_prep_recvmsg(3), IORING_OP_RECVMSG, Linux 5.3. The kernel reads
 // *msg and writes what it points to until the CQE.
 func Recvmsg(s *sys.SQE, fd int, msg *unix.Msghdr, flags int) error {
+	if err := checkFlags32("Recvmsg", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkMsg("Recvmsg", fd, msg); err != nil {
 		return err
 	}
@@ -214,6 +250,9 @@ func Recvmsg(s *sys.SQE, fd int, msg *unix.Msghdr, flags int) error {
 // with IORING_RECV_MULTISHOT, Linux 6.0. msg only gives the name and
 // control lengths (no iovecs); the kernel reads it at submission.
 func RecvmsgMultishot(s *sys.SQE, fd int, msg *unix.Msghdr, flags int, group uint16) error {
+	if err := checkFlags32("RecvmsgMultishot", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkMsg("RecvmsgMultishot", fd, msg); err != nil {
 		return err
 	}
@@ -233,6 +272,9 @@ func RecvmsgMultishot(s *sys.SQE, fd int, msg *unix.Msghdr, flags int, group uin
 // Linux 6.15. It is multishot; each CQE32 carries the area offset in its
 // extras. No user memory is held beyond the registered area.
 func RecvZC(s *sys.SQE, fd int, n uint32, flags int, ifq uint32) error {
+	if err := checkFlags32("RecvZC", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkFd("RecvZC", "fd", fd); err != nil {
 		return err
 	}

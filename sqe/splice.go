@@ -44,6 +44,9 @@ const pipeFlags = unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_DIRECT
 // io_uring_prep_pipe(3), IORING_OP_PIPE, Linux 6.16. The kernel writes
 // *fds until the CQE.
 func Pipe(s *sys.SQE, fds *[2]int32, flags int) error {
+	if err := checkFlags32("Pipe", "flags", flags); err != nil {
+		return err
+	}
 	if err := checkPipe("Pipe", fds, flags); err != nil {
 		return err
 	}
@@ -57,6 +60,9 @@ func Pipe(s *sys.SQE, fds *[2]int32, flags int) error {
 // IORING_OP_PIPE, Linux 6.16. O_CLOEXEC in flags is rejected. The kernel
 // writes *fds until the CQE.
 func PipeDirect(s *sys.SQE, fds *[2]int32, flags int, slot Slot) error {
+	if err := checkFlags32("PipeDirect", "flags", flags); err != nil {
+		return err
+	}
 	if slot == MaxSlot {
 		return argErr("PipeDirect", "slot", "= 1048575 leaves no room for the write end")
 	}
