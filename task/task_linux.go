@@ -198,6 +198,14 @@ func (t *T) watchCtx() {
 // in the task is returned as *PanicError. A cancelled t stops waiting with
 // its context's error (the joined task keeps running).
 func (h *Handle[R]) Join(t *T) (R, error) {
+	if h.t.ex != t.ex {
+		// Another executor's task: its done channel orders its result.
+		if err := t.waitRemote(&h.t); err != nil {
+			var zero R
+			return zero, err
+		}
+		return h.res, h.err
+	}
 	if !h.t.finished {
 		if err := t.waitTask(&h.t); err != nil {
 			var zero R
@@ -228,9 +236,6 @@ func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
 func (t *T) waitTask(u *T) error {
 	if err := t.check(); err != nil {
 		return err
-	}
-	if u.ex != t.ex {
-		return t.waitRemote(u)
 	}
 	if u.joiner == nil {
 		u.joiner = t
