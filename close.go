@@ -64,7 +64,15 @@ func (r *Ring) wake() {
 		return
 	}
 	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(l.fd), Addr: sys.MsgData, Off: wakeUserData}
-	if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err == nil {
+	// A wait for n CQEs needs n of them to return.
+	n := max(1, min(l.waitNr.Load(), r.cq.entries))
+	sent := uint32(0)
+	for ; sent < n; sent++ {
+		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err != nil {
+			break
+		}
+	}
+	if sent == n {
 		return
 	}
 	tmp, err := New(2)
@@ -72,10 +80,16 @@ func (r *Ring) wake() {
 		return
 	}
 	defer tmp.Close()
-	if s, err := tmp.GetSQE(); err == nil {
+	for ; sent < n; sent++ {
+		s, err := tmp.GetSQE()
+		if err != nil {
+			break
+		}
 		*s = msg
-		s.Flags = 0
-		_, _ = tmp.SubmitAndWait(1)
+		if _, err := tmp.SubmitAndWait(1); err != nil {
+			break
+		}
+		tmp.Reap(make([]sys.CQE, 1))
 	}
 }
 

@@ -193,9 +193,12 @@ func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (in
 	if minWait > 0 && r.params.Features&sys.FeatMinTimeout != 0 {
 		r.waitArg.MinWaitUsec = uint32(min(minWait.Microseconds(), 1<<32-1))
 	}
+	if n > 1 {
+		r.life.waitNr.Store(n)
+	}
 	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents, &r.waitArg)
 	r.life.releaseRef()
-	return got, err
+	return got, r.issuerError(err)
 }
 
 // CQESeen marks c consumed (one slot, or two for a 32-byte CQE on a

@@ -17,7 +17,19 @@ var (
 	ErrSQFull = errors.New("io_uring: submission queue full")
 	// ErrTimeout: a wait ended before enough completions arrived.
 	ErrTimeout = errors.New("io_uring: timed out")
+	// ErrNotIssuer: a SINGLE_ISSUER ring was entered from a thread other than
+	// its submitter (the kernel's EEXIST; errors.Is(err, syscall.EEXIST) holds).
+	// Hand the work to the owner thread instead (package poll does).
+	ErrNotIssuer error = notIssuer{}
 )
+
+type notIssuer struct{}
+
+func (notIssuer) Error() string {
+	return "io_uring: SINGLE_ISSUER ring used from a thread other than its submitter"
+}
+
+func (notIssuer) Is(target error) bool { return target == syscall.EEXIST }
 
 // OptionError names the option (or combination) New rejected.
 type OptionError struct {

@@ -262,3 +262,53 @@ func TestWaitSQSpaceOnFullSQPollRing(t *testing.T) {
 	plain := testutil.NewRing(t, 4)
 	require.NoError(t, plain.WaitSQSpace())
 }
+
+func TestCloseWakesWaiterForManyCQEs(t *testing.T) {
+	r, err := uring.New(8)
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := r.WaitCQEs(6)
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, r.Close())
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, uring.ErrClosed)
+	case <-time.After(2 * time.Second):
+		t.Fatal("a wait for 6 CQEs was not woken by Close")
+	}
+}
+
+func TestForeignThreadOnSingleIssuerRingGetsTypedError(t *testing.T) {
+	ready, release := make(chan *uring.Ring), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		r, err := uring.New(4, uring.WithSingleIssuer())
+		if err != nil {
+			close(ready)
+			return
+		}
+		nop(t, r, 1)
+		_, _ = r.SubmitAndWait(1) // this thread becomes the submitter
+		ready <- r
+		<-release
+		r.Close()
+	}()
+	r := <-ready
+	require.NotNil(t, r)
+	defer close(release)
+	errc := make(chan error)
+	go func() {
+		runtime.LockOSThread() // surely another thread
+		defer runtime.UnlockOSThread()
+		nop(t, r, 2)
+		_, err := r.Submit()
+		errc <- err
+	}()
+	err := <-errc
+	require.ErrorIs(t, err, uring.ErrNotIssuer)
+	require.ErrorIs(t, err, syscall.EEXIST)
+}

@@ -70,6 +70,9 @@ type lifetime struct {
 	// tid is the OS thread that registered the ring fd (REGISTER_RING_FDS
 	// entries are per thread).
 	tid int
+	// waitNr is the min_complete of the last blocking enter: Close posts
+	// that many wake-up CQEs so such a wait returns.
+	waitNr atomic.Uint32
 }
 
 const closedBit = 1 << 62

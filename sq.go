@@ -176,10 +176,22 @@ func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, e
 	if flags&(sys.EnterGetEvents|sys.EnterSQWait) == 0 {
 		n, err = sys.EnterSubmit(r.enterFd, toSubmit, flags)
 	} else {
+		if minComplete > 1 {
+			r.life.waitNr.Store(minComplete)
+		}
 		n, err = sys.Enter(r.enterFd, toSubmit, minComplete, flags)
 	}
 	r.life.releaseRef()
-	return n, err
+	return n, r.issuerError(err)
+}
+
+// issuerError turns the kernel's EEXIST for a SINGLE_ISSUER ring entered
+// from another thread into ErrNotIssuer.
+func (r *Ring) issuerError(err error) error {
+	if err != nil && r.flags&sys.SetupSingleIssuer != 0 && errors.Is(err, syscall.EEXIST) {
+		return ErrNotIssuer
+	}
+	return err
 }
 
 // WaitSQSpace blocks until the kernel has consumed at least one SQE, for
