@@ -337,12 +337,12 @@ func (ex *Executor) shutdown() {
 		limbo = append(limbo, ex.slots)
 		limboMu.Unlock()
 	}
-	_ = ex.ring.Close()
 	ex.mu.Lock()
 	msgs := ex.inbox
 	ex.inbox = nil
 	ex.dead = true
 	ex.mu.Unlock()
+	_ = ex.ring.Close()
 	for _, m := range msgs {
 		if m.kind == msgSpawn {
 			m.t.finish(ErrClosed)

@@ -3,7 +3,10 @@
 package task
 
 import (
+	"errors"
 	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
@@ -48,8 +51,9 @@ func (ex *Executor) post(m remoteMsg) {
 // (6.13, no ring needed), else a MSG_RING from a shared helper ring.
 func (ex *Executor) sendWake() {
 	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(ex.ringFd), Addr: sys.MsgData, Off: udWake}
-	if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err == nil {
-		return
+	_, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1)
+	if err == nil || !errors.Is(err, unix.EINVAL) {
+		return // sent, or the ring is gone (the executor is closing)
 	}
 	helperMu.Lock()
 	defer helperMu.Unlock()
