@@ -260,8 +260,17 @@ func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
 	q := &r.cq
 	head := *q.head
 	tail := atomic.LoadUint32(q.tail) // acquire: pairs with the kernel's release of cq.tail
-	limit := len(dst) + len(dst32)
 	n := 0
+	if dst32 == nil && !q.mixed {
+		// The common case: one CQE per entry, copy the 16 bytes we return.
+		for ; head != tail && n < len(dst); n++ {
+			dst[n] = q.cqes[(head&q.mask)<<q.shift]
+			head++
+		}
+		atomicx.StoreRelease32(q.head, head) // release: pairs with the kernel's READ_ONCE of cq.head
+		return n
+	}
+	limit := len(dst) + len(dst32)
 	for head != tail && n < limit {
 		i := (head & q.mask) << q.shift
 		c := &q.cqes[i]
