@@ -319,10 +319,23 @@ func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) bool
 	return true
 }
 
+// The kernel-internal errnos of include/linux/errno.h (ERESTARTSYS,
+// ERESTARTNOINTR, ERESTARTNOHAND, ENOIOCTLCMD, ERESTART_RESTARTBLOCK).
+const (
+	errRestartSys   unix.Errno = 512
+	errRestartBlock unix.Errno = 516
+)
+
 // opErr turns a negative result into an error; a cancellation becomes the
 // context's error (or ErrClosed).
 func (t *T) opErr(name string, fd int, res int32, linked bool) error {
 	errno := unix.Errno(-res)
+	if errno >= errRestartSys && errno <= errRestartBlock {
+		// Kernel-internal restart codes leak out of an io-wq worker that was
+		// interrupted (a cancelled open of a FIFO completes with -512): to
+		// user space they mean "interrupted".
+		errno = unix.EINTR
+	}
 	if errno == unix.ECANCELED || errno == unix.EINTR {
 		switch {
 		case t.ex.closing:

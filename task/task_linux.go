@@ -114,8 +114,21 @@ func (h *Handle[R]) fail(err error) {
 	h.fn = nil
 }
 
-// Done reports whether the task has finished.
-func (h *Handle[R]) Done() bool { return h.t.finished }
+// Done reports whether the task has finished. From an ordinary goroutine
+// it is safe on handles of SpawnOn, Go and SpawnAt (it checks their done
+// channel, which orders the result); from a task, on any handle of its
+// executor.
+func (h *Handle[R]) Done() bool {
+	if ch := h.t.doneChan(); ch != nil {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	return h.t.finished
+}
 
 // Spawn starts fn as a new task on t's executor, with t's context. It
 // returns at once; the task runs when t parks or yields.
