@@ -56,8 +56,25 @@
 // ring fds (RegisterRingFd) belong to the OS thread that registered them:
 // lock the goroutine to it.
 //
-// Linux 6.18 register opcodes not covered: IORING_REGISTER_ZCRX_IFQ
-// (zero-copy receive needs a NIC with header split and queue steering),
-// and the pre-5.13 forms superseded here (REGISTER_FILES, REGISTER_BUFFERS,
-// REGISTER_FILES_UPDATE), whose "2" versions are used instead.
+// # Zero-copy receive
+//
+// RegisterZcrxIfq (IORING_REGISTER_ZCRX_IFQ, Linux 6.15) binds a hardware rx
+// queue of a NIC to a ring: payloads of the flows the NIC steers to that
+// queue land in an area reg maps off the Go heap, IORING_OP_RECV_ZC
+// (sqe.RecvZC with ZcrxIfq.ID) posts CQE32s whose extras (sys.ZcrxCQE) say
+// where, ZcrxIfq.Data returns those bytes and ZcrxIfq.Recycle hands them
+// back through the refill ring (a release store of its tail). The kernel
+// wants CAP_NET_ADMIN (else EPERM), a ring with DEFER_TASKRUN and CQE32 or
+// CQE_MIXED (refused here with *ArgError when the target knows its setup
+// flags, EINVAL otherwise) and a NIC driver with the queue-management API
+// and header split on (tcp-data-split; EINVAL when off). Virtual interfaces
+// (lo, veth, ifb) and drivers without the API, virtio_net included, answer
+// EOPNOTSUPP; an rx queue out of range, ERANGE; a queue that already has a
+// memory provider, EEXIST. The *Error's hint names the interface and the
+// cause. There is no unregister: the queue, and the pages the kernel pinned,
+// live until the ring is closed; ZcrxIfq.Free unmaps reg's view after that.
+//
+// Linux 6.18 register opcodes not covered: the pre-5.13 forms superseded
+// here (REGISTER_FILES, REGISTER_BUFFERS, REGISTER_FILES_UPDATE), whose "2"
+// versions are used instead.
 package reg
