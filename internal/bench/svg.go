@@ -29,6 +29,7 @@ type series struct {
 
 type panel struct {
 	mode   string
+	unit   string
 	series []*series
 	notes  []string // unsupported points
 	xs     []int64
@@ -67,6 +68,7 @@ func WriteSVG(w io.Writer, title string, points []Point) error {
 			continue
 		}
 		unit, axis, higher = pt.Unit, pt.Axis, pt.Higher
+		pn.unit = pt.Unit
 		pn.add(pt.Impl, 0, pt.X, pt.Value)
 		pn.add(pt.Baseline, 1, pt.X, pt.BaselineValue)
 		for _, q := range pt.Peers {
@@ -111,7 +113,11 @@ func WriteSVG(w io.Writer, title string, points []Point) error {
 	fmt.Fprintf(b, `<text x="%d" y="48" text-anchor="middle" font-size="12" fill="#444">%s</text>`+"\n", W/2, esc(sub))
 	for i, pn := range panels {
 		ox, oy := (i%cols)*panelW, headerH+(i/cols)*panelH
-		drawPanel(b, pn, ox, oy, unit, axis)
+		u := pn.unit
+		if u == "" {
+			u = unit
+		}
+		drawPanel(b, pn, ox, oy, u, axis)
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
