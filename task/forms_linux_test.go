@@ -67,7 +67,7 @@ func TestFileForms(t *testing.T) {
 	// A bad path argument is rejected before any SQE.
 	err = runTask(t, ex, func(tk *T) error { _, err := tk.Open("a\x00b", 0, 0); return err })
 	require.ErrorIs(t, err, unix.EINVAL)
-	require.ErrorContains(t, err, "path contains a NUL byte")
+	require.ErrorContains(t, err, "task: Openat: path has a NUL at byte 1")
 }
 
 func TestFixedBufferAndFile(t *testing.T) {
@@ -267,3 +267,33 @@ type testErr struct {
 }
 
 func (e *testErr) Error() string { return sprintf(e.f, e.a...) }
+
+// Arguments are checked by the builders of package sqe; the error names
+// the task method and the argument, and the executor is unharmed.
+func TestBuilderArgErrors(t *testing.T) {
+	ex := newExec(t)
+	r, _ := pipe(t)
+	cases := []struct {
+		name string
+		call func(tk *T) error
+		want string
+	}{
+		{"read fd", func(tk *T) error { _, err := tk.Read(-1, make([]byte, 1), 0); return err }, "task: Read: fd = -1 is negative"},
+		{"read off", func(tk *T) error { _, err := tk.Read(r, make([]byte, 1), -2); return err }, "task: Read: off = -2 is below -1"},
+		{"fsync flags", func(tk *T) error { return tk.Fsync(r, 0x80) }, "task: Fsync: flags"},
+		{"shutdown how", func(tk *T) error { return tk.Shutdown(r, 7) }, "task: Shutdown: how = 7"},
+		{"rename newpath", func(tk *T) error { return tk.Renameat(unix.AT_FDCWD, "a", unix.AT_FDCWD, "b\x00", 0) }, "task: Renameat: newpath has a NUL"},
+		{"readv count", func(tk *T) error { _, err := tk.Readv(r, make([][]byte, 1025), 0); return err }, "task: Readv: len(bufs) = 1025 exceeds IOV_MAX"},
+		{"link", func(tk *T) error { _, err := tk.Link(NopOp(), ReadOp(-3, nil, 0)); return err }, "task: Link: fd = -3 is negative"},
+	}
+	for _, c := range cases {
+		err := runTask(t, ex, c.call)
+		require.ErrorIs(t, err, unix.EINVAL, c.name)
+		var ae *ArgError
+		require.ErrorAs(t, err, &ae, c.name)
+		require.ErrorContains(t, err, c.want, c.name)
+	}
+	// Every rejected op gave its slot back.
+	require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Nop() }))
+	require.NoError(t, ex.Do(func() { require.Zero(t, ex.busy) }))
+}

@@ -4,8 +4,6 @@ package task
 
 import (
 	"errors"
-	"math"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -14,22 +12,12 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
+// Every SQE is filled by the builder of package sqe for its op, which also
+// checks the arguments; this file keeps what the kernel may use (buffers,
+// iovecs, paths) referenced and pinned in the op's slot.
+
 // CurrentPos as an offset reads or writes at the file position.
 const CurrentPos int64 = -1
-
-func checkLen(fn string, n int) error {
-	if uint64(n) > math.MaxUint32 {
-		return &ArgError{fn, "len(buf)", "exceeds 32 bits"}
-	}
-	return nil
-}
-
-func checkFd(fn string, fd int) error {
-	if fd < 0 || fd > math.MaxInt32 {
-		return &ArgError{fn, "fd", "is not a valid descriptor"}
-	}
-	return nil
-}
 
 // Nop awaits a NOP (io_uring_prep_nop, 5.1).
 func (t *T) Nop() error {
@@ -37,138 +25,165 @@ func (t *T) Nop() error {
 	if err != nil {
 		return err
 	}
-	s.Opcode, s.Fd = sys.OpNop, -1
+	sqe.Nop(s)
 	_, _, err = t.wait(s, sl, "nop", -1)
 	return err
 }
 
-func (t *T) rw(name string, op sys.Op, fd int, buf []byte, off int64, flags sys.SQEFlags, bufIndex uint16) (int, error) {
-	if err := checkLen(name, len(buf)); err != nil {
-		return 0, err
-	}
-	s, sl, err := t.start(name, fd)
+// rwKind selects the builder of rw.
+type rwKind uint8
+
+const (
+	rwRead rwKind = iota
+	rwWrite
+	rwReadFixed
+	rwWriteFixed
+)
+
+var rwNames = [...]struct{ fn, op string }{
+	rwRead:       {"Read", "read"},
+	rwWrite:      {"Write", "write"},
+	rwReadFixed:  {"ReadFixed", "read_fixed"},
+	rwWriteFixed: {"WriteFixed", "write_fixed"},
+}
+
+// rw awaits a read or write of buf; fixed retargets it to a registered
+// file slot (fd is then the slot).
+func (t *T) rw(kind rwKind, fd int, buf []byte, off int64, bufIndex uint16, fixed bool) (int, error) {
+	nm := &rwNames[kind]
+	s, sl, err := t.start(nm.op, fd)
 	if err != nil {
 		return 0, err
 	}
-	s.Opcode, s.Fd, s.Flags = op, int32(fd), flags
-	s.Addr, s.Len, s.Off, s.BufIndex = sys.SliceAddr(buf), uint32(len(buf)), uint64(off), bufIndex
-	sl.buf = buf
-	sl.pinBytes(buf)
-	res, _, err := t.wait(s, sl, name, fd)
+	switch kind {
+	case rwRead:
+		err = sqe.Read(s, fd, buf, off)
+	case rwWrite:
+		err = sqe.Write(s, fd, buf, off)
+	case rwReadFixed:
+		err = sqe.ReadFixed(s, fd, buf, off, bufIndex)
+	default:
+		err = sqe.WriteFixed(s, fd, buf, off, bufIndex)
+	}
+	if err == nil && fixed {
+		err = sqe.FixedFile(s, sqe.Slot(fd))
+	}
+	if err != nil {
+		return 0, t.abandon(s, sl, nm.fn, err)
+	}
+	sl.keepBytes(buf)
+	res, _, err := t.wait(s, sl, nm.op, fd)
 	return int(res), err
 }
 
 // Read reads into buf at off (CurrentPos: the file position), returning
 // the byte count (IORING_OP_READ, 5.6). 0 means end of file.
 func (t *T) Read(fd int, buf []byte, off int64) (int, error) {
-	if err := checkFd("Read", fd); err != nil {
-		return 0, err
-	}
-	return t.rw("read", sys.OpRead, fd, buf, off, 0, 0)
+	return t.rw(rwRead, fd, buf, off, 0, false)
 }
 
 // Write writes buf at off (IORING_OP_WRITE, 5.6).
 func (t *T) Write(fd int, buf []byte, off int64) (int, error) {
-	if err := checkFd("Write", fd); err != nil {
-		return 0, err
-	}
-	return t.rw("write", sys.OpWrite, fd, buf, off, 0, 0)
+	return t.rw(rwWrite, fd, buf, off, 0, false)
 }
 
 // ReadFixed reads into buf, which lies in registered buffer bufIndex
 // (IORING_OP_READ_FIXED, 5.1).
 func (t *T) ReadFixed(fd int, buf []byte, off int64, bufIndex uint16) (int, error) {
-	return t.rw("read_fixed", sys.OpReadFixed, fd, buf, off, 0, bufIndex)
+	return t.rw(rwReadFixed, fd, buf, off, bufIndex, false)
 }
 
 // WriteFixed writes buf, which lies in registered buffer bufIndex
 // (IORING_OP_WRITE_FIXED, 5.1).
 func (t *T) WriteFixed(fd int, buf []byte, off int64, bufIndex uint16) (int, error) {
-	return t.rw("write_fixed", sys.OpWriteFixed, fd, buf, off, 0, bufIndex)
+	return t.rw(rwWriteFixed, fd, buf, off, bufIndex, false)
 }
 
 // ReadSlot reads from the registered (fixed) file in slot.
 func (t *T) ReadSlot(slot sqe.Slot, buf []byte, off int64) (int, error) {
-	return t.rw("read", sys.OpRead, int(slot), buf, off, sys.SQEFixedFile, 0)
+	return t.rw(rwRead, int(slot), buf, off, 0, true)
 }
 
 // WriteSlot writes to the registered (fixed) file in slot.
 func (t *T) WriteSlot(slot sqe.Slot, buf []byte, off int64) (int, error) {
-	return t.rw("write", sys.OpWrite, int(slot), buf, off, sys.SQEFixedFile, 0)
+	return t.rw(rwWrite, int(slot), buf, off, 0, true)
 }
 
 // fillIov builds the slot's iovec array for bufs (reused: no allocation
-// once it is large enough) and pins every buffer.
-func (sl *opSlot) fillIov(bufs [][]byte) []unix.Iovec {
-	if cap(sl.iov) < len(bufs) {
-		sl.iov = make([]unix.Iovec, len(bufs))
+// once it is large enough) and pins every buffer and the array.
+func (sl *opSlot) fillIov(bufs [][]byte) ([]unix.Iovec, error) {
+	iov, err := sqe.Iovecs(sl.iov, bufs)
+	if err != nil {
+		return nil, err
 	}
-	iov := sl.iov[:len(bufs)]
-	for i, b := range bufs {
-		iov[i] = unix.Iovec{}
-		if len(b) > 0 {
-			iov[i].Base = &b[0]
-			iov[i].SetLen(len(b))
-			sl.pin.Pin(&b[0])
-			sl.pinned = true
-		}
+	sl.iov = iov
+	for _, b := range bufs {
+		sl.pinBytes(b)
 	}
 	sl.bufs = bufs
 	if len(iov) > 0 {
 		sl.pinPtr(&iov[0])
 	}
-	return iov
+	return iov, nil
 }
 
-func (t *T) rwv(name string, op sys.Op, fd int, bufs [][]byte, off int64, flags uint32) (int, error) {
-	if err := checkFd(name, fd); err != nil {
-		return 0, err
-	}
-	if len(bufs) > maxIov {
-		return 0, &ArgError{name, "len(bufs)", "exceeds IOV_MAX (1024)"}
-	}
+// rwv awaits a vectored read (write false) or write.
+func (t *T) rwv(fn, name string, write bool, fd int, bufs [][]byte, off int64) (int, error) {
 	s, sl, err := t.start(name, fd)
 	if err != nil {
 		return 0, err
 	}
-	iov := sl.fillIov(bufs)
-	s.Opcode, s.Fd, s.Addr, s.Len, s.Off, s.OpFlags = op, int32(fd), sys.SliceAddr(iov), uint32(len(iov)), uint64(off), flags
+	iov, err := sl.fillIov(bufs)
+	if err == nil {
+		if write {
+			err = sqe.Writev(s, fd, iov, off)
+		} else {
+			err = sqe.Readv(s, fd, iov, off)
+		}
+	}
+	if err != nil {
+		return 0, t.abandon(s, sl, fn, err)
+	}
 	res, _, err := t.wait(s, sl, name, fd)
 	return int(res), err
 }
 
 // Readv reads into bufs at off (IORING_OP_READV, 5.1).
 func (t *T) Readv(fd int, bufs [][]byte, off int64) (int, error) {
-	return t.rwv("readv", sys.OpReadv, fd, bufs, off, 0)
+	return t.rwv("Readv", "readv", false, fd, bufs, off)
 }
 
 // Writev writes bufs at off (IORING_OP_WRITEV, 5.1).
 func (t *T) Writev(fd int, bufs [][]byte, off int64) (int, error) {
-	return t.rwv("writev", sys.OpWritev, fd, bufs, off, 0)
+	return t.rwv("Writev", "writev", true, fd, bufs, off)
 }
 
-// path stores p NUL-terminated in dst (reused) after checking it.
-func cpath(fn, arg string, dst []byte, p string) ([]byte, error) {
-	if strings.IndexByte(p, 0) >= 0 {
-		return dst, &ArgError{fn, arg, "contains a NUL byte"}
-	}
-	dst = append(dst[:0], p...)
-	return append(dst, 0), nil
-}
-
-// pathOp starts an op on a path; the path lives in the slot.
-func (t *T) pathOp(name, arg string, p string) (*sys.SQE, *opSlot, error) {
-	s, sl, err := t.start(name, -1)
+// pathOp starts an op on path p: the NUL-terminated copy lives (pinned)
+// in the slot. A bad path is rejected before any SQE is taken.
+func (t *T) pathOp(fn, name string, fd int, p string) (*sys.SQE, *opSlot, error) {
+	sl, err := t.slot(name, fd)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sl.path, err = cpath(name, arg, sl.path, p); err != nil {
-		// The SQE is handed out: send a NOP; its CQE frees the slot.
-		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: s.UserData}
-		return nil, nil, err
+	if sl.path, err = sqe.AppendPath(sl.path[:0], p); err != nil {
+		t.ex.freeSlot(sl)
+		return nil, nil, pathErr(fn, "path", err)
 	}
 	sl.pinBytes(sl.path)
+	s, err := t.sqeFor(sl, name, fd)
+	if err != nil {
+		return nil, nil, err
+	}
 	return s, sl, nil
+}
+
+// pathErr names the path argument arg of fn in AppendPath's error.
+func pathErr(fn, arg string, err error) error {
+	var e *sqe.ArgError
+	if errors.As(err, &e) {
+		return &ArgError{fn, arg, e.Reason}
+	}
+	return err
 }
 
 // Openat opens path relative to dirfd (unix.AT_FDCWD for the working
@@ -176,11 +191,13 @@ func (t *T) pathOp(name, arg string, p string) (*sys.SQE, *opSlot, error) {
 // added. If the task's context is cancelled and the open completes anyway,
 // the fd is closed.
 func (t *T) Openat(dirfd int, path string, flags int, mode uint32) (int, error) {
-	s, sl, err := t.pathOp("openat", "path", path)
+	s, sl, err := t.pathOp("Openat", "openat", dirfd, path)
 	if err != nil {
 		return -1, err
 	}
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpOpenat, int32(dirfd), sys.SliceAddr(sl.path), mode, uint32(flags|unix.O_CLOEXEC)
+	if err := sqe.Openat(s, dirfd, sl.path, flags, mode); err != nil {
+		return -1, t.abandon(s, sl, "Openat", err)
+	}
 	sl.kind |= slotFdResult
 	res, _, err := t.wait(s, sl, "openat", dirfd)
 	if err != nil {
@@ -197,14 +214,13 @@ func (t *T) Open(path string, flags int, mode uint32) (int, error) {
 // Close closes fd (IORING_OP_CLOSE, 5.6). It runs even when the task's
 // context is cancelled, and while the executor closes.
 func (t *T) Close(fd int) error {
-	if err := checkFd("Close", fd); err != nil {
+	s, sl, err := t.startAlways("close", fd)
+	if err != nil {
 		return err
 	}
-	s, sl, err := t.sqe(1)
-	if err != nil {
-		return &OpError{"close", fd, err}
+	if err := sqe.Close(s, fd); err != nil {
+		return t.abandon(s, sl, "Close", err)
 	}
-	s.Opcode, s.Fd = sys.OpClose, int32(fd)
 	saved := t.hasDeadline
 	t.hasDeadline = false
 	_, _, err = t.wait(s, sl, "close", fd)
@@ -217,78 +233,96 @@ func (t *T) Statx(dirfd int, path string, flags int, mask uint32, st *unix.Statx
 	if st == nil {
 		return &ArgError{"Statx", "st", "is nil"}
 	}
-	s, sl, err := t.pathOp("statx", "path", path)
+	s, sl, err := t.pathOp("Statx", "statx", dirfd, path)
 	if err != nil {
 		return err
 	}
+	if err := sqe.Statx(s, dirfd, sl.path, flags, mask, st); err != nil {
+		return t.abandon(s, sl, "Statx", err)
+	}
 	sl.ptr = st
 	sl.pinPtr(st)
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags, s.Off = sys.OpStatx, int32(dirfd), sys.SliceAddr(sl.path), mask, uint32(flags), sys.PtrAddr(st)
 	_, _, err = t.wait(s, sl, "statx", dirfd)
 	return err
-}
-
-func (t *T) simple(name string, op sys.Op, fd int, off uint64, n uint32, addr uint64, flags uint32) (int32, error) {
-	s, sl, err := t.start(name, fd)
-	if err != nil {
-		return 0, err
-	}
-	s.Opcode, s.Fd, s.Off, s.Len, s.Addr, s.OpFlags = op, int32(fd), off, n, addr, flags
-	res, _, err := t.wait(s, sl, name, fd)
-	return res, err
 }
 
 // Fsync flushes fd (IORING_OP_FSYNC, 5.1); flags may be
 // sys.FsyncDatasync.
 func (t *T) Fsync(fd int, flags uint32) error {
-	_, err := t.simple("fsync", sys.OpFsync, fd, 0, 0, 0, flags)
+	s, sl, err := t.start("fsync", fd)
+	if err != nil {
+		return err
+	}
+	if err := sqe.Fsync(s, fd, flags); err != nil {
+		return t.abandon(s, sl, "Fsync", err)
+	}
+	_, _, err = t.wait(s, sl, "fsync", fd)
 	return err
 }
 
 // Fallocate allocates [off, off+length) of fd (IORING_OP_FALLOCATE, 5.6).
 func (t *T) Fallocate(fd int, mode uint32, off, length int64) error {
-	if off < 0 || length < 0 {
-		return &ArgError{"Fallocate", "off/length", "is negative"}
+	s, sl, err := t.start("fallocate", fd)
+	if err != nil {
+		return err
 	}
-	_, err := t.simple("fallocate", sys.OpFallocate, fd, uint64(off), mode, uint64(length), 0)
+	if err := sqe.Fallocate(s, fd, mode, off, length); err != nil {
+		return t.abandon(s, sl, "Fallocate", err)
+	}
+	_, _, err = t.wait(s, sl, "fallocate", fd)
 	return err
 }
 
 // Unlinkat removes path (unix.AT_REMOVEDIR for a directory)
 // (IORING_OP_UNLINKAT, 5.11).
 func (t *T) Unlinkat(dirfd int, path string, flags int) error {
-	s, sl, err := t.pathOp("unlinkat", "path", path)
+	s, sl, err := t.pathOp("Unlinkat", "unlinkat", dirfd, path)
 	if err != nil {
 		return err
 	}
-	s.Opcode, s.Fd, s.Addr, s.OpFlags = sys.OpUnlinkat, int32(dirfd), sys.SliceAddr(sl.path), uint32(flags)
+	if err := sqe.Unlinkat(s, dirfd, sl.path, flags); err != nil {
+		return t.abandon(s, sl, "Unlinkat", err)
+	}
 	_, _, err = t.wait(s, sl, "unlinkat", dirfd)
 	return err
 }
 
 // Mkdirat creates directory path (IORING_OP_MKDIRAT, 5.15).
 func (t *T) Mkdirat(dirfd int, path string, mode uint32) error {
-	s, sl, err := t.pathOp("mkdirat", "path", path)
+	s, sl, err := t.pathOp("Mkdirat", "mkdirat", dirfd, path)
 	if err != nil {
 		return err
 	}
-	s.Opcode, s.Fd, s.Addr, s.Len = sys.OpMkdirat, int32(dirfd), sys.SliceAddr(sl.path), mode
+	if err := sqe.Mkdirat(s, dirfd, sl.path, mode); err != nil {
+		return t.abandon(s, sl, "Mkdirat", err)
+	}
 	_, _, err = t.wait(s, sl, "mkdirat", dirfd)
 	return err
 }
 
 // Renameat renames oldpath to newpath (IORING_OP_RENAMEAT, 5.11).
 func (t *T) Renameat(olddirfd int, oldpath string, newdirfd int, newpath string, flags uint32) error {
-	s, sl, err := t.pathOp("renameat", "oldpath", oldpath)
+	sl, err := t.slot("renameat", olddirfd)
 	if err != nil {
 		return err
 	}
-	if sl.path2, err = cpath("renameat", "newpath", sl.path2, newpath); err != nil {
-		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: s.UserData}
+	if sl.path, err = sqe.AppendPath(sl.path[:0], oldpath); err != nil {
+		t.ex.freeSlot(sl)
+		return pathErr("Renameat", "oldpath", err)
+	}
+	if sl.path2, err = sqe.AppendPath(sl.path2[:0], newpath); err != nil {
+		t.ex.freeSlot(sl)
+		return pathErr("Renameat", "newpath", err)
+	}
+	sl.pinBytes(sl.path)
+	sl.pinBytes(sl.path2)
+	s, err := t.sqeFor(sl, "renameat", olddirfd)
+	if err != nil {
 		return err
 	}
-	sl.pinBytes(sl.path2)
-	s.Opcode, s.Fd, s.Addr, s.Len, s.Off, s.OpFlags = sys.OpRenameat, int32(olddirfd), sys.SliceAddr(sl.path), uint32(newdirfd), sys.SliceAddr(sl.path2), flags
+	if err := sqe.Renameat(s, olddirfd, sl.path, newdirfd, sl.path2, flags); err != nil {
+		return t.abandon(s, sl, "Renameat", err)
+	}
 	_, _, err = t.wait(s, sl, "renameat", olddirfd)
 	return err
 }
@@ -300,7 +334,9 @@ func (t *T) Splice(fdIn int, offIn int64, fdOut int, offOut int64, n uint32, fla
 	if err != nil {
 		return 0, err
 	}
-	s.Opcode, s.Fd, s.Off, s.Addr, s.Len, s.OpFlags, s.FileIndex = sys.OpSplice, int32(fdOut), uint64(offOut), uint64(offIn), n, flags, uint32(fdIn)
+	if err := sqe.Splice(s, fdIn, offIn, fdOut, offOut, n, flags); err != nil {
+		return 0, t.abandon(s, sl, "Splice", err)
+	}
 	res, _, err := t.wait(s, sl, "splice", fdOut)
 	return int(res), err
 }
@@ -308,25 +344,30 @@ func (t *T) Splice(fdIn int, offIn int64, fdOut int, offOut int64, n uint32, fla
 // Poll waits until fd has one of events (unix.POLLIN ...) and returns the
 // events that are ready (IORING_OP_POLL_ADD, 5.1).
 func (t *T) Poll(fd int, events uint32) (uint32, error) {
-	res, err := t.simple("poll_add", sys.OpPollAdd, fd, 0, 0, 0, events)
+	s, sl, err := t.start("poll_add", fd)
+	if err != nil {
+		return 0, err
+	}
+	if err := sqe.PollAdd(s, fd, events); err != nil {
+		return 0, t.abandon(s, sl, "Poll", err)
+	}
+	res, _, err := t.wait(s, sl, "poll_add", fd)
 	return uint32(res), err
 }
 
 // Sleep parks the task for d (IORING_OP_TIMEOUT, 5.4); a cancelled context
 // ends it early with the context's error.
 func (t *T) Sleep(d time.Duration) error {
-	if d < 0 {
-		d = 0
-	}
 	if err := t.check(); err != nil {
 		return &OpError{"timeout", -1, err}
 	}
-	s, sl, err := t.sqe(1)
+	s, sl, err := t.startAlways("timeout", -1)
 	if err != nil {
-		return &OpError{"timeout", -1, err}
+		return err
 	}
-	sl.ts = sys.Timespec{Sec: int64(d / time.Second), Nsec: int64(d % time.Second)}
-	s.Opcode, s.Fd, s.Addr, s.Len = sys.OpTimeout, -1, sys.PtrAddr(&sl.ts), 1
+	if err := sqe.Timeout(s, &sl.ts, max(d, 0), 0, 0); err != nil {
+		return t.abandon(s, sl, "Sleep", err)
+	}
 	saved := t.hasDeadline
 	t.hasDeadline = false
 	_, _, err = t.wait(s, sl, "timeout", -1)
@@ -336,6 +377,3 @@ func (t *T) Sleep(d time.Duration) error {
 	}
 	return err
 }
-
-// maxIov is UIO_MAXIOV.
-const maxIov = 1024

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -47,27 +49,26 @@ func TimeoutOp(d time.Duration) Op { return Op{name: "timeout", code: sys.OpTime
 // SQEOp is any SQE prep fills; memory it points at is the caller's to keep.
 func SQEOp(prep func(*sys.SQE)) Op { return Op{name: "await", raw: prep, fd: -1} }
 
-func (o *Op) fill(s *sys.SQE, sl *opSlot) error {
+// build fills s with the op's SQE (the builder of package sqe checks the
+// arguments); what the kernel reads lives in ts, and in buf's pin.
+func (o *Op) build(s *sys.SQE, ts *sys.Timespec) error {
 	if o.raw != nil {
-		ud := s.UserData
 		o.raw(s)
-		s.UserData = ud
 		return nil
 	}
-	if err := checkLen(o.name, len(o.buf)); err != nil {
-		return err
-	}
-	s.Opcode, s.Fd, s.OpFlags = o.code, int32(o.fd), o.flag
 	switch o.code {
-	case sys.OpRead, sys.OpWrite:
-		s.Addr, s.Len, s.Off = sys.SliceAddr(o.buf), uint32(len(o.buf)), uint64(o.off)
-		sl.buf = o.buf
-		sl.pinBytes(o.buf)
+	case sys.OpRead:
+		return sqe.Read(s, o.fd, o.buf, o.off)
+	case sys.OpWrite:
+		return sqe.Write(s, o.fd, o.buf, o.off)
+	case sys.OpFsync:
+		return sqe.Fsync(s, o.fd, o.flag)
 	case sys.OpTimeout:
-		sl.ts = sys.Timespec{Sec: int64(o.d / time.Second), Nsec: int64(o.d % time.Second)}
-		s.Addr, s.Len = sys.PtrAddr(&sl.ts), 1
+		return sqe.Timeout(s, ts, max(o.d, 0), 0, 0)
+	default:
+		sqe.Nop(s)
+		return nil
 	}
-	return nil
 }
 
 // Link submits ops as one IOSQE_IO_LINK chain: each starts only after the
@@ -81,9 +82,14 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 	if err := t.check(); err != nil {
 		return nil, &OpError{"link", -1, err}
 	}
+	// Check every op before the first SQE is taken: a chain goes in whole.
+	var scratch sys.SQE
+	var ts sys.Timespec
 	for i := range ops {
-		if err := checkLen(ops[i].name, len(ops[i].buf)); err != nil {
-			return nil, err
+		if ops[i].raw == nil {
+			if err := ops[i].build(&scratch, &ts); err != nil {
+				return nil, argErr("Link", err)
+			}
 		}
 	}
 	ex := t.ex
@@ -97,13 +103,25 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 		if i == 0 {
 			need = n // the chain must be contiguous in one submission
 		}
-		s, sl, err := t.sqe(need)
+		sl := ex.allocSlot()
+		if sl == nil {
+			t.abandonChain(slots[:i])
+			return nil, &OpError{"link", -1, uring.ErrSQFull}
+		}
+		s, err := t.ringSQE(need)
 		if err != nil {
+			ex.freeSlot(sl)
+			t.abandonChain(slots[:i])
 			return nil, &OpError{"link", -1, err}
 		}
-		_ = ops[i].fill(s, sl)
+		o := &ops[i]
+		_ = o.build(s, &sl.ts) // checked above
+		s.UserData = sl.ud()
+		if o.code == sys.OpRead || o.code == sys.OpWrite {
+			sl.keepBytes(o.buf)
+		}
 		if i < len(ops)-1 {
-			s.Flags |= sys.SQEIOLink
+			sqe.Link(s)
 		}
 		sl.t, sl.out = t, &res[i]
 		slots[i] = sl
@@ -121,4 +139,13 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// abandonChain lets the slots of a chain that could not be completed go:
+// their SQEs are already in the ring, linked, and complete (the unlinked
+// last one runs, the rest follow it) with nobody waiting.
+func (t *T) abandonChain(slots []*opSlot) {
+	for _, sl := range slots {
+		sl.t, sl.out = nil, nil
+	}
 }

@@ -8,11 +8,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/sqe"
 )
 
-// putSockaddr encodes ap as a struct sockaddr_in/_in6 into b; it returns
-// the length.
+// putSockaddr encodes ap as a struct sockaddr_in/_in6 into b (a msghdr's
+// name); it returns the length.
 func putSockaddr(b *[128]byte, ap netip.AddrPort) uint32 {
 	*b = [128]byte{}
 	a := ap.Addr()
@@ -30,8 +30,12 @@ func putSockaddr(b *[128]byte, ap netip.AddrPort) uint32 {
 	return unix.SizeofSockaddrInet6
 }
 
-// getSockaddr decodes an inet sockaddr; the zero AddrPort for others.
-func getSockaddr(b *[128]byte, n uint32) netip.AddrPort {
+// getSockaddr decodes an inet sockaddr of n bytes; the zero AddrPort for
+// others.
+func getSockaddr(b []byte, n uint32) netip.AddrPort {
+	if len(b) < unix.SizeofSockaddrInet6 {
+		return netip.AddrPort{}
+	}
 	switch binary.NativeEndian.Uint16(b[0:]) {
 	case unix.AF_INET:
 		if n >= unix.SizeofSockaddrInet4 {
@@ -43,6 +47,25 @@ func getSockaddr(b *[128]byte, n uint32) netip.AddrPort {
 		}
 	}
 	return netip.AddrPort{}
+}
+
+// rawSockaddrBytes is the memory of sa as the kernel wrote it.
+func rawSockaddrBytes(sa *unix.RawSockaddrAny, b *[128]byte) []byte {
+	binary.NativeEndian.PutUint16(b[0:], sa.Addr.Family)
+	for i, v := range sa.Addr.Data {
+		b[2+i] = byte(v)
+	}
+	for i, v := range sa.Pad {
+		b[16+i] = byte(v)
+	}
+	return b[:16+len(sa.Pad)]
+}
+
+// htons is a port in network byte order, as sockaddr_in's sin_port.
+func htons(p uint16) uint16 {
+	var b [2]byte
+	binary.BigEndian.PutUint16(b[:], p)
+	return binary.NativeEndian.Uint16(b[:])
 }
 
 func checkAddr(fn string, ap netip.AddrPort) error {
@@ -59,7 +82,9 @@ func (t *T) Socket(domain, typ, proto int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	s.Opcode, s.Fd, s.Off, s.Len = sys.OpSocket, int32(domain), uint64(typ|unix.SOCK_CLOEXEC), uint32(proto)
+	if err := sqe.Socket(s, domain, typ, proto); err != nil {
+		return -1, t.abandon(s, sl, "Socket", err)
+	}
 	sl.kind |= slotFdResult
 	res, _, err := t.wait(s, sl, "socket", -1)
 	if err != nil {
@@ -77,8 +102,16 @@ func (t *T) Connect(fd int, addr netip.AddrPort) error {
 	if err != nil {
 		return err
 	}
-	n := putSockaddr(&sl.name, addr)
-	s.Opcode, s.Fd, s.Addr, s.Off = sys.OpConnect, int32(fd), sys.PtrAddr(&sl.name), uint64(n)
+	if a := addr.Addr(); a.Is4() {
+		sl.sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Port: htons(addr.Port()), Addr: a.As4()}
+		err = sqe.Connect(s, fd, &sl.sa4)
+	} else {
+		sl.sa6 = unix.RawSockaddrInet6{Family: unix.AF_INET6, Port: htons(addr.Port()), Addr: a.As16()}
+		err = sqe.Connect(s, fd, &sl.sa6)
+	}
+	if err != nil {
+		return t.abandon(s, sl, "Connect", err)
+	}
 	_, _, err = t.wait(s, sl, "connect", fd)
 	return err
 }
@@ -91,11 +124,12 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 	if err != nil {
 		return -1, netip.AddrPort{}, err
 	}
-	sl.name = [128]byte{}
-	sl.msg.Namelen = uint32(len(sl.name)) // the addrlen in/out word
-	s.Opcode, s.Fd, s.Addr, s.Off, s.OpFlags = sys.OpAccept, int32(fd), sys.PtrAddr(&sl.name), sys.PtrAddr(&sl.msg.Namelen), uint32(flags|unix.SOCK_CLOEXEC)
-	sl.kind |= slotFdResult
-	t.ext().peerBuf = &sl.name
+	sl.sa = unix.RawSockaddrAny{}
+	sl.salen = unix.SizeofSockaddrAny // the addrlen in/out word
+	if err := sqe.Accept(s, fd, &sl.sa, &sl.salen, flags); err != nil {
+		return -1, netip.AddrPort{}, t.abandon(s, sl, "Accept", err)
+	}
+	sl.kind |= slotFdResult | slotPeer
 	res, _, err := t.wait(s, sl, "accept", fd)
 	if err != nil {
 		return -1, netip.AddrPort{}, err
@@ -105,32 +139,28 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 
 // Recv receives into buf (IORING_OP_RECV, 5.6); 0 means the peer shut down.
 func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
-	if err := checkLen("Recv", len(buf)); err != nil {
-		return 0, err
-	}
 	s, sl, err := t.start("recv", fd)
 	if err != nil {
 		return 0, err
 	}
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpRecv, int32(fd), sys.SliceAddr(buf), uint32(len(buf)), uint32(flags)
-	sl.buf = buf
-	sl.pinBytes(buf)
+	if err := sqe.Recv(s, fd, buf, flags); err != nil {
+		return 0, t.abandon(s, sl, "Recv", err)
+	}
+	sl.keepBytes(buf)
 	res, _, err := t.wait(s, sl, "recv", fd)
 	return int(res), err
 }
 
-// Send sends buf (IORING_OP_SEND, 5.6).
+// Send sends buf (IORING_OP_SEND, 5.6); MSG_NOSIGNAL is added.
 func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
-	if err := checkLen("Send", len(buf)); err != nil {
-		return 0, err
-	}
 	s, sl, err := t.start("send", fd)
 	if err != nil {
 		return 0, err
 	}
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpSend, int32(fd), sys.SliceAddr(buf), uint32(len(buf)), uint32(flags|unix.MSG_NOSIGNAL)
-	sl.buf = buf
-	sl.pinBytes(buf)
+	if err := sqe.Send(s, fd, buf, flags|unix.MSG_NOSIGNAL); err != nil {
+		return 0, t.abandon(s, sl, "Send", err)
+	}
+	sl.keepBytes(buf)
 	res, _, err := t.wait(s, sl, "send", fd)
 	return int(res), err
 }
@@ -139,37 +169,37 @@ func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
 // holds buf until its notification CQE; SendZC returns after that CQE, so
 // buf is free again when it returns.
 func (t *T) SendZC(fd int, buf []byte, flags int) (int, error) {
-	if err := checkLen("SendZC", len(buf)); err != nil {
-		return 0, err
-	}
 	s, sl, err := t.start("send_zc", fd)
 	if err != nil {
 		return 0, err
 	}
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpSendZC, int32(fd), sys.SliceAddr(buf), uint32(len(buf)), uint32(flags|unix.MSG_NOSIGNAL)
+	if err := sqe.SendZC(s, fd, buf, flags|unix.MSG_NOSIGNAL, 0); err != nil {
+		return 0, t.abandon(s, sl, "SendZC", err)
+	}
 	sl.kind |= slotZC
-	sl.buf = buf
-	sl.pinBytes(buf)
+	sl.keepBytes(buf)
 	res, _, err := t.wait(s, sl, "send_zc", fd)
 	return int(res), err
 }
 
 // Sendmsg sends bufs and the control data oob, to addr when it is valid
-// (unconnected sockets) (IORING_OP_SENDMSG, 5.3).
+// (unconnected sockets) (IORING_OP_SENDMSG, 5.3); MSG_NOSIGNAL is added.
 func (t *T) Sendmsg(fd int, bufs [][]byte, oob []byte, addr netip.AddrPort, flags int) (int, error) {
-	if len(bufs) > maxIov {
-		return 0, &ArgError{"Sendmsg", "len(bufs)", "exceeds IOV_MAX (1024)"}
-	}
 	s, sl, err := t.start("sendmsg", fd)
 	if err != nil {
 		return 0, err
 	}
-	sl.prepMsg(bufs, oob)
-	if addr.IsValid() {
-		sl.msg.Name = &sl.name[0]
-		sl.msg.Namelen = putSockaddr(&sl.name, addr)
+	err = sl.prepMsg(bufs, oob)
+	if err == nil {
+		if addr.IsValid() {
+			sl.msg.Name = &sl.name[0]
+			sl.msg.Namelen = putSockaddr(&sl.name, addr)
+		}
+		err = sqe.Sendmsg(s, fd, &sl.msg, flags|unix.MSG_NOSIGNAL)
 	}
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpSendmsg, int32(fd), sys.PtrAddr(&sl.msg), 1, uint32(flags|unix.MSG_NOSIGNAL)
+	if err != nil {
+		return 0, t.abandon(s, sl, "Sendmsg", err)
+	}
 	res, _, err := t.wait(s, sl, "sendmsg", fd)
 	return int(res), err
 }
@@ -177,32 +207,35 @@ func (t *T) Sendmsg(fd int, bufs [][]byte, oob []byte, addr netip.AddrPort, flag
 // Recvmsg receives into bufs and oob (IORING_OP_RECVMSG, 5.3); it returns
 // the byte count, the control bytes, the msg flags and the sender.
 func (t *T) Recvmsg(fd int, bufs [][]byte, oob []byte, flags int) (n, oobn, recvflags int, from netip.AddrPort, err error) {
-	if len(bufs) > maxIov {
-		return 0, 0, 0, from, &ArgError{"Recvmsg", "len(bufs)", "exceeds IOV_MAX (1024)"}
-	}
 	s, sl, err := t.start("recvmsg", fd)
 	if err != nil {
 		return 0, 0, 0, from, err
 	}
-	sl.prepMsg(bufs, oob)
-	sl.name = [128]byte{}
-	sl.msg.Name = &sl.name[0]
-	sl.msg.Namelen = uint32(len(sl.name))
-	s.Opcode, s.Fd, s.Addr, s.Len, s.OpFlags = sys.OpRecvmsg, int32(fd), sys.PtrAddr(&sl.msg), 1, uint32(flags)
-	x := t.ext()
-	x.peerBuf = &sl.name
-	x.msgOut = true
+	err = sl.prepMsg(bufs, oob)
+	if err == nil {
+		sl.name = [128]byte{}
+		sl.msg.Name = &sl.name[0]
+		sl.msg.Namelen = uint32(len(sl.name))
+		err = sqe.Recvmsg(s, fd, &sl.msg, flags)
+	}
+	if err != nil {
+		return 0, 0, 0, from, t.abandon(s, sl, "Recvmsg", err)
+	}
+	sl.kind |= slotPeer | slotMsgOut
 	res, _, err := t.wait(s, sl, "recvmsg", fd)
-	x.msgOut = false
 	if err != nil {
 		return 0, 0, 0, from, err
 	}
+	x := t.x
 	return int(res), x.oobn, x.rflags, x.peer, nil
 }
 
-func (sl *opSlot) prepMsg(bufs [][]byte, oob []byte) {
+func (sl *opSlot) prepMsg(bufs [][]byte, oob []byte) error {
 	sl.msg = unix.Msghdr{}
-	iov := sl.fillIov(bufs)
+	iov, err := sl.fillIov(bufs)
+	if err != nil {
+		return err
+	}
 	if len(iov) > 0 {
 		sl.msg.Iov = &iov[0]
 		sl.msg.SetIovlen(len(iov))
@@ -210,14 +243,21 @@ func (sl *opSlot) prepMsg(bufs [][]byte, oob []byte) {
 	if len(oob) > 0 {
 		sl.msg.Control = &oob[0]
 		sl.msg.SetControllen(len(oob))
-		sl.buf = oob
-		sl.pinBytes(oob)
+		sl.keepBytes(oob)
 	}
+	return nil
 }
 
 // Shutdown shuts down part of a full-duplex connection (unix.SHUT_WR ...)
 // (IORING_OP_SHUTDOWN, 5.11).
 func (t *T) Shutdown(fd, how int) error {
-	_, err := t.simple("shutdown", sys.OpShutdown, fd, 0, uint32(how), 0, 0)
+	s, sl, err := t.start("shutdown", fd)
+	if err != nil {
+		return err
+	}
+	if err := sqe.Shutdown(s, fd, how); err != nil {
+		return t.abandon(s, sl, "Shutdown", err)
+	}
+	_, _, err = t.wait(s, sl, "shutdown", fd)
 	return err
 }

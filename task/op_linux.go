@@ -4,12 +4,14 @@ package task
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -23,6 +25,8 @@ const (
 	slotFdResult  = 1 << 0 // the result is a new fd: close it if the op was cancelled
 	slotZC        = 1 << 1 // zero-copy send: done on the notification CQE
 	slotMultishot = 1 << 2 // CQEs go to a handler until F_MORE drops
+	slotPeer      = 1 << 3 // accept/recvmsg: decode the peer address for the waiter
+	slotMsgOut    = 1 << 4 // recvmsg: decode the msghdr's outputs for the waiter
 )
 
 // opSlot keeps everything an operation lends the kernel reachable (and
@@ -54,7 +58,11 @@ type opSlot struct {
 	ts    sys.Timespec
 	lts   sys.Timespec // of the LINK_TIMEOUT
 	msg   unix.Msghdr
-	name  [128]byte
+	name  [128]byte // a msghdr's sockaddr
+	sa    unix.RawSockaddrAny
+	salen uint32
+	sa4   unix.RawSockaddrInet4
+	sa6   unix.RawSockaddrInet6
 }
 
 type multishotSink interface {
@@ -106,6 +114,12 @@ func (sl *opSlot) pinBytes(b []byte) {
 	}
 }
 
+// keepBytes keeps b referenced and pinned until the slot is freed.
+func (sl *opSlot) keepBytes(b []byte) {
+	sl.buf = b
+	sl.pinBytes(b)
+}
+
 func (sl *opSlot) pinPtr(p any) {
 	sl.pin.Pin(p)
 	sl.pinned = true
@@ -153,13 +167,15 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 		res = -int32(unix.ECANCELED)
 	}
 	t, out := sl.t, sl.out
-	if t != nil && t.x != nil && t.x.peerBuf == &sl.name {
+	if t != nil && sl.kind&slotPeer != 0 {
 		// Decode what the kernel wrote into the slot before it is reused.
-		x := t.x
-		x.peerBuf = nil
-		x.peer = getSockaddr(&sl.name, sl.msg.Namelen)
-		if x.msgOut {
+		x := t.ext()
+		if sl.kind&slotMsgOut != 0 {
+			x.peer = getSockaddr(sl.name[:], sl.msg.Namelen)
 			x.oobn, x.rflags = int(sl.msg.Controllen), int(sl.msg.Flags)
+		} else {
+			var b [128]byte
+			x.peer = getSockaddr(rawSockaddrBytes(&sl.sa, &b), sl.salen)
 		}
 	}
 	ex.freeSlot(sl)
@@ -177,7 +193,10 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 // closeFdAsync closes fd with an internal CLOSE SQE.
 func (ex *Executor) closeFdAsync(fd int) {
 	if s, err := ex.internalSQE(); err == nil {
-		*s = sys.SQE{Opcode: sys.OpClose, Fd: int32(fd), UserData: udIgnore}
+		if sqe.Close(s, fd) != nil {
+			sqe.Nop(s)
+		}
+		s.UserData = udIgnore
 		return
 	}
 	_ = sys.Close(fd)
@@ -237,53 +256,110 @@ func (t *T) ops() []*opSlot {
 	return nil
 }
 
-// sqe gets an SQE for an op of t, and a slot; n is how many SQEs the op
-// needs in a row (2 with a linked timeout).
-func (t *T) sqe(n uint32) (*sys.SQE, *opSlot, error) {
+// ringSQE gets an SQE once the SQ has room for n (2 with a linked
+// timeout), submitting and reaping to make room.
+func (t *T) ringSQE(n uint32) (*sys.SQE, error) {
 	ex := t.ex
 	for i := 0; ex.ring.SQSpace() < n; i++ {
 		if i == 100 {
-			return nil, nil, uring.ErrSQFull
+			return nil, uring.ErrSQFull
 		}
 		_, _ = ex.ring.Submit()
 		ex.reap()
 	}
 	s, err := ex.ring.GetSQE()
+	if err == uring.ErrClosed {
+		err = ErrClosed
+	}
+	return s, err
+}
+
+// sqeNeed is how many SQEs an op of t takes (2 with its LINK_TIMEOUT).
+func (t *T) sqeNeed() uint32 {
+	if t.hasDeadline {
+		return 2
+	}
+	return 1
+}
+
+// slot checks that t may await and allocates the op's slot.
+func (t *T) slot(name string, fd int) (*opSlot, error) {
+	if err := t.check(); err != nil {
+		return nil, &OpError{name, fd, err}
+	}
+	sl := t.ex.allocSlot()
+	if sl == nil {
+		return nil, &OpError{name, fd, uring.ErrSQFull}
+	}
+	return sl, nil
+}
+
+// sqeFor gets the SQE of the op in sl; on failure sl is freed.
+func (t *T) sqeFor(sl *opSlot, name string, fd int) (*sys.SQE, error) {
+	s, err := t.ringSQE(t.sqeNeed())
 	if err != nil {
-		if err == uring.ErrClosed {
-			err = ErrClosed
-		}
+		t.ex.freeSlot(sl)
+		return nil, &OpError{name, fd, err}
+	}
+	return s, nil
+}
+
+// start checks that t may await and hands out a slot and an SQE (for a
+// builder of package sqe to fill; wait sets its user_data).
+func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
+	sl, err := t.slot(name, fd)
+	if err != nil {
 		return nil, nil, err
 	}
-	sl := ex.allocSlot()
-	if sl == nil {
-		*s = sys.SQE{Opcode: sys.OpNop, UserData: udIgnore}
-		return nil, nil, uring.ErrSQFull
+	s, err := t.sqeFor(sl, name, fd)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.UserData = sl.ud()
 	return s, sl, nil
 }
 
-// start checks that t may await and hands out an SQE and a slot.
-func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
-	if err := t.check(); err != nil {
-		return nil, nil, &OpError{name, fd, err}
+// startAlways is start without the cancellation check: for Close and the
+// executor's own waits, which run even when the context is done.
+func (t *T) startAlways(name string, fd int) (*sys.SQE, *opSlot, error) {
+	if t.ex.closing && name != "close" {
+		return nil, nil, &OpError{name, fd, ErrClosed}
 	}
-	n := uint32(1)
-	if t.hasDeadline {
-		n = 2
+	sl := t.ex.allocSlot()
+	if sl == nil {
+		return nil, nil, &OpError{name, fd, uring.ErrSQFull}
 	}
-	s, sl, err := t.sqe(n)
+	s, err := t.ringSQE(1)
 	if err != nil {
+		t.ex.freeSlot(sl)
 		return nil, nil, &OpError{name, fd, err}
 	}
 	return s, sl, nil
+}
+
+// abandon turns the SQE of an op whose builder rejected an argument into
+// a NOP nobody waits for, frees the slot, and returns the argument error
+// named after fn.
+func (t *T) abandon(s *sys.SQE, sl *opSlot, fn string, err error) error {
+	sqe.Nop(s)
+	s.UserData = udIgnore
+	t.ex.freeSlot(sl)
+	return argErr(fn, err)
+}
+
+// argErr renames a builder's *sqe.ArgError after the task method fn.
+func argErr(fn string, err error) error {
+	var e *sqe.ArgError
+	if errors.As(err, &e) {
+		return &ArgError{fn, e.Arg, e.Reason}
+	}
+	return err
 }
 
 // wait parks t until the op in sl completes and returns its result (0
 // and an *OpError for a negative one).
 func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, error) {
 	ex := t.ex
+	s.UserData = sl.ud()
 	linked := false
 	if t.hasDeadline {
 		linked = ex.linkTimeout(s, sl, time.Unix(0, t.deadline))
@@ -306,15 +382,15 @@ func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, er
 func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) bool {
 	lt, err := ex.ring.GetSQE()
 	if err != nil {
-		return false // sqe reserved room for it; a closed ring fails the op anyway
+		return false // room for it was reserved; a closed ring fails the op anyway
 	}
-	d := time.Until(deadline)
-	if d < 0 {
-		d = 0
+	if err := sqe.LinkTimeout(lt, &sl.lts, max(time.Until(deadline), 0), 0); err != nil {
+		sqe.Nop(lt)
+		lt.UserData = udIgnore
+		return false
 	}
-	sl.lts = sys.Timespec{Sec: int64(d / time.Second), Nsec: int64(d % time.Second)}
-	s.Flags |= sys.SQEIOLink
-	*lt = sys.SQE{Opcode: sys.OpLinkTimeout, Fd: -1, Addr: sys.PtrAddr(&sl.lts), Len: 1, UserData: udIgnore}
+	lt.UserData = udIgnore
+	sqe.Link(s)
 	sl.linkedTO = true
 	return true
 }
@@ -358,6 +434,5 @@ func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 		return 0, 0, err
 	}
 	prep(s)
-	s.UserData = sl.ud()
 	return t.wait(s, sl, "await", int(s.Fd))
 }

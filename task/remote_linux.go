@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -50,7 +51,8 @@ func (ex *Executor) post(m remoteMsg) {
 // sendWake posts a CQE to the executor's ring: IORING_REGISTER_SEND_MSG_RING
 // (6.13, no ring needed), else a MSG_RING from a shared helper ring.
 func (ex *Executor) sendWake() {
-	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(ex.ringFd), Addr: sys.MsgData, Off: udWake}
+	var msg sys.SQE
+	_ = sqe.MsgRing(&msg, ex.ringFd, 0, udWake) // sqe flags stay 0: the ring-less form refuses any
 	_, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1)
 	if err == nil || !errors.Is(err, unix.EINVAL) {
 		return // sent, or the ring is gone (the executor is closing)
@@ -65,8 +67,7 @@ func (ex *Executor) sendWake() {
 		helper = r
 	}
 	if s, err := helper.GetSQE(); err == nil {
-		*s = msg
-		s.Flags = sys.SQECQESkipSuccess
+		fillWake(s, ex.ringFd)
 		_, _ = helper.Submit()
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/pure-uring/uring/sys"
 )
 
 // Runtime is a set of executors, one per CPU by default. Ordinary
@@ -105,8 +103,7 @@ func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
 		}
 		// CQE_SKIP_SUCCESS: no CQE on src (MSG_RING_CQE_SKIP would drop the
 		// target's CQE, which is the wake).
-		*s = sys.SQE{Opcode: sys.OpMsgRing, Flags: sys.SQECQESkipSuccess, Fd: int32(ex.ringFd), Addr: sys.MsgData,
-			Off: udWake, UserData: udIgnore}
+		fillWake(s, ex.ringFd)
 		_, _ = src.ring.Submit()
 	}
 }

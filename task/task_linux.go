@@ -47,11 +47,9 @@ type tExtra struct {
 	doneCh  chan struct{}
 
 	// Outputs an op's slot holds, decoded before the slot is freed.
-	peerBuf *[128]byte
-	peer    netip.AddrPort
-	msgOut  bool
-	oobn    int
-	rflags  int
+	peer   netip.AddrPort
+	oobn   int
+	rflags int
 }
 
 func (t *T) ext() *tExtra {
