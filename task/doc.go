@@ -29,6 +29,16 @@
 //     unwraps to unix.Errno (errors.Is(err, unix.ECONNRESET) works). A panic
 //     in a task is recovered and returned to its joiner as *PanicError; the
 //     executor keeps running. After Close every await returns ErrClosed.
+//   - Multishot accept, recv, read and poll are iterators (t.AcceptMultishot,
+//     t.RecvMultishot, t.ReadMultishot, t.PollMultishot): one request stays
+//     armed and is re-armed when the kernel drops it (no F_MORE, or ENOBUFS
+//     when the buffer ring ran dry). The caller owns the reg.BufPool the
+//     buffers come from; a yielded []byte is valid until the loop body
+//     returns, then its buffer goes back to the ring (once). Leaving the
+//     loop cancels the request and waits for its last CQE.
+//   - Every SQE is filled by the builders of package sqe, which check the
+//     arguments; a rejected argument is an *ArgError named after the task
+//     method (unwrapping to unix.EINVAL).
 //   - Do not call runtime.Goexit (t.FailNow in tests) inside a task, nor
 //     LockOSThread/UnlockOSThread: coroutines share the executor's thread.
 //

@@ -84,6 +84,15 @@ type Executor struct {
 
 	rt *Runtime
 	id int
+
+	stats execStats
+}
+
+// execStats counts what tests check and benchmarks report.
+type execStats struct {
+	msArms    int // multishot requests armed (first time and re-armed)
+	msRearms  int // of which after ENOBUFS
+	msPutErrs int // buffers a multishot iterator failed to put back (never expected)
 }
 
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
