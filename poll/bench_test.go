@@ -77,9 +77,13 @@ type benchDriver struct {
 	next        int64
 	bad         int
 	done        chan struct{}
+	markAt      int // count harness: call countMark when left is markAt, and at 0
 }
 
 func (d *benchDriver) batch() {
+	if d.markAt > 0 && (d.left == d.markAt || d.left == 0) {
+		countMark()
+	}
 	if d.left == 0 {
 		d.done <- struct{}{}
 		return
@@ -87,8 +91,10 @@ func (d *benchDriver) batch() {
 	k := min(len(d.ops), d.left)
 	for i := 0; i < k; i++ {
 		o := &d.ops[i]
-		o.off = d.next
-		d.next = (d.next + 4096) % benchFileSize
+		if d.fd >= 0 {
+			o.off = d.next
+			d.next = (d.next + 4096) % benchFileSize
+		}
 		if _, err := d.l.Start(o); err != nil {
 			d.bad++
 		}

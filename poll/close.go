@@ -62,7 +62,7 @@ func (l *Loop) cancelAll() {
 	l.cancelAt = time.Now()
 	if l.cancelEach {
 		for i := range l.slots {
-			if l.slots[i].h != nil {
+			if l.slots[i].gen&1 != 0 { // in flight
 				if l.cancelSQE(uint64(token(uint32(i), l.slots[i].gen)), 0) != nil {
 					return
 				}

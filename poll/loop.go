@@ -30,7 +30,7 @@ type Loop struct {
 
 	// Loop-thread state.
 	slots      []slot
-	free       []uint32
+	freeHead   uint32 // first free slot, or noSlot
 	cqes       []sys.CQE
 	inflight   int
 	local      []msg // messages taken from the queue
@@ -45,6 +45,7 @@ type Loop struct {
 	closeStart time.Time
 	fatal      error
 	batchWait  bool // WaitBatch > 1 with IORING_FEAT_MIN_TIMEOUT: waitMin
+	plainWait  bool // Block's submit-and-wait may wait for 1 CQE without a timeout
 	waitTs     sys.Timespec
 	waitArg    sys.GeteventsArg
 	pipeArmed  bool
@@ -55,7 +56,7 @@ type Loop struct {
 	queue    []msg
 	qclosed  bool
 	hasWork  atomic.Uint32
-	sleeping atomic.Uint32
+	sleeping state32
 	parkCh   chan struct{}
 	stop     atomic.Bool
 	done     chan struct{}
@@ -133,8 +134,7 @@ func (l *Loop) start() error {
 	}
 	l.ring = r
 	l.cqes = make([]sys.CQE, r.CQEntries())
-	l.slots = nil
-	l.free = make([]uint32, 0, l.cfg.Slots)
+	l.slots, l.freeHead = nil, noSlot
 	for len(l.slots) < l.cfg.Slots {
 		l.grow()
 	}
@@ -143,6 +143,7 @@ func (l *Loop) start() error {
 	if l.cfg.WaitBatch > 1 && !l.batchWait {
 		l.cfg.WaitBatch = 1 // no min-timeout: never hold a ready CQE back
 	}
+	l.plainWait = l.cfg.WaitBatch <= 1 && !l.sqpoll
 	if l.iopoll {
 		return nil // never sleeps in the kernel: parked loops are woken in Go
 	}
@@ -172,22 +173,26 @@ func (l *Loop) start() error {
 	return nil
 }
 
-// loop runs until Close and every CQE are in.
+// loop runs until Close and every CQE are in. A round reaps and
+// dispatches, then submits what the handlers prepared at once (one enter
+// both submits and, under Block, waits), without polling the CQ again.
 func (l *Loop) loop() {
 	for {
 		if l.usePipe && !l.pipeArmed && !l.closing {
 			l.armPipe()
 		}
-		l.takeWork()
+		if len(l.backlog) != 0 || l.hasWork.Load() != 0 {
+			l.takeWork()
+		}
 		if !l.closing && l.stop.Load() {
 			l.beginClose()
 		}
 		if l.closing && l.shutdownStep() {
 			return
 		}
-		if l.reap() > 0 {
+		n := l.reap()
+		if n > 0 && l.spins > 0 {
 			l.endSpin()
-			continue
 		}
 		if l.needSubmit() {
 			if l.strategy == Block {
@@ -197,6 +202,9 @@ func (l *Loop) loop() {
 			} else {
 				l.submit()
 			}
+			continue
+		}
+		if n > 0 {
 			continue
 		}
 		if len(l.backlog) > 0 && l.sqpoll && l.ring.SQSpace() == 0 {
@@ -257,37 +265,46 @@ func (l *Loop) needSubmit() bool {
 	return l.unflushed > 0 || l.ring.SQReady() > 0
 }
 
-// reap copies ready CQEs out of the ring and dispatches them. The Ring
-// enters to flush when the kernel flags CQ overflow or deferred task work
-// (and always on IOPOLL rings, where that enter polls the device).
+// reap copies ready CQEs out of the ring and dispatches them. With the
+// CQ empty it enters to flush only when the kernel flags CQ overflow or
+// deferred task work (on IOPOLL rings, only for overflow: enterIOPoll
+// polls the device, submitting too).
 func (l *Loop) reap() int {
-	l.assertThread()
-	f := l.ring.SQFlags()
-	empty := l.ring.CQReady() == 0
-	if l.iopoll && f&sys.SQCQOverflow == 0 && empty {
-		return 0 // Reap would enter to poll; enterIOPoll does that, submitting too
+	if checkThread {
+		l.assertThread()
 	}
-	if empty && (f&(sys.SQCQOverflow|sys.SQTaskrun) != 0 || l.iopoll) {
-		l.st.Enters++ // Reap enters with GETEVENTS to flush
-		if f&sys.SQCQOverflow != 0 {
-			l.st.OverflowFlushes++
-		}
+	if l.ring.CQReady() == 0 && !l.flushCQ() {
+		return 0
 	}
 	n := l.ring.Reap(l.cqes)
 	if n == 0 {
 		return 0
 	}
 	l.st.Reaps++
-	for i := 0; i < n; i++ {
-		l.dispatch(&l.cqes[i])
-	}
+	l.dispatch(l.cqes[:n])
 	return n
+}
+
+// flushCQ reports whether an empty CQ needs Reap's flushing enter, and
+// counts it.
+func (l *Loop) flushCQ() bool {
+	f := l.ring.SQFlags()
+	if f&sys.SQCQOverflow == 0 && (l.iopoll || f&sys.SQTaskrun == 0) {
+		return false
+	}
+	l.st.Enters++ // Reap enters with GETEVENTS to flush
+	if f&sys.SQCQOverflow != 0 {
+		l.st.OverflowFlushes++
+	}
+	return true
 }
 
 // submit publishes prepared SQEs (with SQPOLL it enters only to wake the
 // SQ thread when IORING_SQ_NEED_WAKEUP is set).
 func (l *Loop) submit() {
-	l.assertThread()
+	if checkThread {
+		l.assertThread()
+	}
 	if l.sqpoll {
 		if l.ring.SQFlags()&sys.SQNeedWakeup != 0 {
 			l.st.SQWakeups++
@@ -310,7 +327,9 @@ func (l *Loop) submit() {
 // enter (GETEVENTS, min_complete 1: the kernel polls until one completes,
 // it needs to reschedule, or nothing is left to poll).
 func (l *Loop) enterIOPoll() {
-	l.assertThread()
+	if checkThread {
+		l.assertThread()
+	}
 	l.unflushed = 0
 	l.st.Enters++
 	if _, err := l.ring.SubmitAndWait(1); err != nil {
@@ -324,14 +343,16 @@ func (l *Loop) enterIOPoll() {
 // Its time is not in BlockNanos: most such enters return at once with
 // CQEs completed inline.
 func (l *Loop) submitAndWait() {
-	if l.closing || l.batchWait || l.cfg.WaitBatch > 1 || l.sqpoll {
+	if l.closing || !l.plainWait {
 		l.waitKernel()
 		return
 	}
-	l.assertThread()
+	if checkThread {
+		l.assertThread()
+	}
 	l.sleeping.Store(sleepKernel)
 	if l.hasWork.Load() != 0 || l.stop.Load() {
-		l.sleeping.Store(awake)
+		l.setAwake()
 		l.submit()
 		return
 	}
@@ -340,16 +361,24 @@ func (l *Loop) submitAndWait() {
 	l.st.Waits++
 	l.st.Enters++
 	_, err := l.ring.SubmitAndWait(1)
-	l.sleeping.Store(awake)
+	l.setAwake()
 	if err != nil {
 		l.enterErr(err)
 	}
 }
 
+// setAwake ends a kernel wait. A release store is enough (a plain MOV on
+// amd64, not sync/atomic's XCHG): a waker that still reads sleepKernel
+// only sends a spare wakeup CQE; going to sleep is what needs the full
+// barrier (the Store of sleepKernel before the loads of hasWork and stop).
+func (l *Loop) setAwake() { l.sleeping.StoreRelease(awake) }
+
 // waitKernel submits what is prepared and sleeps in the kernel until a CQE
 // arrives, a wakeup is posted, or WaitTimeout passes.
 func (l *Loop) waitKernel() {
-	l.assertThread()
+	if checkThread {
+		l.assertThread()
+	}
 	if l.sqpoll && l.unflushed > 0 {
 		l.submit()
 	}
@@ -357,7 +386,7 @@ func (l *Loop) waitKernel() {
 	// Pairs with enqueue's hasWork store then sleeping load: one of us sees
 	// the other (both sequentially consistent).
 	if l.hasWork.Load() != 0 || (l.stop.Load() && !l.closing) {
-		l.sleeping.Store(awake)
+		l.setAwake()
 		if l.needSubmit() {
 			l.submit()
 		}
@@ -378,7 +407,7 @@ func (l *Loop) waitKernel() {
 	l.st.BlockNanos += int64(time.Since(t0))
 	l.st.Waits++
 	l.st.Enters++
-	l.sleeping.Store(awake)
+	l.setAwake()
 	if err != nil && !errors.Is(err, uring.ErrTimeout) {
 		l.enterErr(err)
 	}
@@ -388,7 +417,9 @@ func (l *Loop) waitKernel() {
 // (IORING_ENTER_SQ_WAIT, 5.10) when requests wait for room. The Ring has
 // no call for it, so the loop enters itself (its thread owns the ring).
 func (l *Loop) waitSQSpace() {
-	l.assertThread()
+	if checkThread {
+		l.assertThread()
+	}
 	l.st.Enters++
 	flags := sys.EnterSQWait
 	if l.ring.SQFlags()&sys.SQNeedWakeup != 0 {
@@ -403,14 +434,14 @@ func (l *Loop) waitSQSpace() {
 func (l *Loop) park() {
 	l.sleeping.Store(sleepPark)
 	if l.hasWork.Load() != 0 || l.stop.Load() {
-		l.sleeping.Store(awake)
+		l.setAwake()
 		return
 	}
 	t0 := time.Now()
 	<-l.parkCh
 	l.st.ParkNanos += int64(time.Since(t0))
 	l.st.Parks++
-	l.sleeping.Store(awake)
+	l.setAwake()
 }
 
 // enterErr handles an error from io_uring_enter: EAGAIN/EBUSY mean reap
@@ -426,9 +457,10 @@ func (l *Loop) enterErr(err error) {
 	l.beginClose()
 }
 
-// assertThread counts ring calls made off the loop thread (tests only).
+// assertThread counts ring calls made off the loop thread (tests only;
+// callers check checkThread first, so that the hot path pays one load).
 func (l *Loop) assertThread() {
-	if checkThread && sys.Gettid() != l.tid {
+	if sys.Gettid() != l.tid {
 		l.violation.Add(1)
 	}
 }

@@ -46,7 +46,9 @@ type Op interface {
 	Handler
 }
 
-// Start is Prep for an Op. Loop thread only.
+// Start is Prep for an Op. Loop thread only. It is the loop's hot path,
+// written out in full: the SQE, then the slot (no interface conversion:
+// the slot keeps the Op itself).
 func (l *Loop) Start(op Op) (Token, error) {
 	if checkThread && sys.Gettid() != l.tid {
 		return 0, ErrNotLoopThread
@@ -54,15 +56,30 @@ func (l *Loop) Start(op Op) (Token, error) {
 	if l.closing {
 		return 0, uring.ErrClosed
 	}
-	s, err := l.getSQE()
+	s, err := l.ring.GetSQE()
 	if err != nil {
-		return 0, err
+		if s, err = l.getSQEFull(err); err != nil {
+			return 0, err
+		}
 	}
+	l.unflushed++
+	l.st.Submitted++
 	if err := op.Prep(s); err != nil {
 		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
 		return 0, err
 	}
-	t := l.acquire(op)
+	idx := l.freeHead
+	if idx == noSlot {
+		l.grow()
+		idx = l.freeHead
+	}
+	sl := &l.slots[idx]
+	l.freeHead = sl.next
+	gen := (sl.gen + 1) & genMask // odd: in flight
+	sl.gen = gen
+	sl.op = op
+	l.inflight++
+	t := token(idx, gen)
 	s.UserData = uint64(t)
 	return t, nil
 }
@@ -94,16 +111,26 @@ func (l *Loop) cancelSQE(ud uint64, flags uint32) error {
 // getSQE hands out a zeroed SQE, submitting once to make room when the SQ
 // is full.
 func (l *Loop) getSQE() (*sys.SQE, error) {
-	l.assertThread()
-	s, err := l.ring.GetSQE()
-	if errors.Is(err, uring.ErrSQFull) {
-		l.submit()
-		s, err = l.ring.GetSQE()
+	if checkThread {
+		l.assertThread()
 	}
+	s, err := l.ring.GetSQE()
 	if err != nil {
-		return nil, err
+		if s, err = l.getSQEFull(err); err != nil {
+			return nil, err
+		}
 	}
 	l.unflushed++
 	l.st.Submitted++
 	return s, nil
+}
+
+// getSQEFull retries GetSQE once after a submit when err says the SQ is
+// full.
+func (l *Loop) getSQEFull(err error) (*sys.SQE, error) {
+	if !errors.Is(err, uring.ErrSQFull) {
+		return nil, err
+	}
+	l.submit()
+	return l.ring.GetSQE()
 }

@@ -238,7 +238,7 @@ func (l *Loop) handle(m msg) bool {
 		*r.stats = l.snapshot()
 		r.done <- struct{}{}
 	case msgCancel:
-		if r.tok != 0 && l.lookup(r.tok) != nil && l.lookup(r.tok).h == Handler(r) {
+		if s := l.lookup(r.tok); s != nil && s.h == Handler(r) {
 			if l.cancelSQE(uint64(r.tok), 0) != nil {
 				return false
 			}

@@ -24,7 +24,7 @@ type Token uint64
 // marks the loop's own SQEs, which no slot can produce.
 const (
 	internalBit = uint64(1) << 63
-	genMask     = 1<<31 - 1
+	genMask     = 1<<31 - 1 // odd + 1 stays even across the wrap
 
 	udWake   = internalBit | 1 // MSG_RING wakeup
 	udPipe   = internalBit | 2 // read armed on the wakeup pipe
@@ -32,37 +32,51 @@ const (
 	udIgnore = internalBit | 4 // an SQE turned into a NOP after its prep failed
 )
 
+// slot is one operation in flight: an Op (Start) or a Handler (Prep, Do,
+// Go), its generation, and the free-list link. Two fields rather than one
+// Handler so that Start stores its Op without an interface conversion.
 type slot struct {
-	h   Handler
-	gen uint32 // 1..2^31-1; bumped when the slot is freed
+	op   Op
+	h    Handler
+	gen  uint32 // odd while the slot is in flight, even while free
+	next uint32 // next free slot (free slots only)
 }
+
+// noSlot ends the free list.
+const noSlot = ^uint32(0)
 
 func token(idx, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(idx)) }
 
-// acquire takes a free slot for h and returns its token; the table grows
-// (the only allocation, amortised) when every slot is in use.
-func (l *Loop) acquire(h Handler) Token {
-	if len(l.free) == 0 {
+// take pops a free slot (the table grows, the only allocation, amortised,
+// when every slot is in use) and marks it in flight: its generation turns
+// odd, so a token is never 0 and a free slot matches no token.
+func (l *Loop) take() (uint32, *slot) {
+	idx := l.freeHead
+	if idx == noSlot {
 		l.grow()
+		idx = l.freeHead
 	}
-	idx := l.free[len(l.free)-1]
-	l.free = l.free[:len(l.free)-1]
 	s := &l.slots[idx]
-	s.h = h
+	l.freeHead = s.next
+	s.gen = (s.gen + 1) & genMask
 	l.inflight++
+	return idx, s
+}
+
+// acquire takes a slot for h and returns its token.
+func (l *Loop) acquire(h Handler) Token {
+	idx, s := l.take()
+	s.h = h
 	return token(idx, s.gen)
 }
 
-// release frees slot idx and bumps its generation so that a late CQE
+// release frees slot idx: its generation turns even, so a late CQE
 // carrying the old token is recognised as stale.
-func (l *Loop) release(idx uint32) {
-	s := &l.slots[idx]
-	s.h = nil
+func (l *Loop) release(idx uint32, s *slot) {
+	s.op, s.h = nil, nil
 	s.gen = (s.gen + 1) & genMask
-	if s.gen == 0 {
-		s.gen = 1
-	}
-	l.free = append(l.free, idx)
+	s.next = l.freeHead
+	l.freeHead = idx
 	l.inflight--
 }
 
@@ -72,14 +86,9 @@ func (l *Loop) grow() {
 	slots := make([]slot, n)
 	copy(slots, l.slots)
 	l.slots = slots
-	if cap(l.free) < n {
-		free := make([]uint32, len(l.free), n)
-		copy(free, l.free)
-		l.free = free
-	}
 	for i := n - 1; i >= old; i-- {
-		l.slots[i].gen = 1
-		l.free = append(l.free, uint32(i))
+		slots[i].next = l.freeHead
+		l.freeHead = uint32(i)
 	}
 }
 
@@ -87,39 +96,54 @@ func (l *Loop) grow() {
 // flight, or nil (stale or internal).
 func (l *Loop) lookup(t Token) *slot {
 	u := uint64(t)
-	if u&internalBit != 0 {
-		return nil
-	}
 	idx := uint32(u)
-	if idx >= uint32(len(l.slots)) {
+	if u&internalBit != 0 || idx >= uint32(len(l.slots)) {
 		return nil
 	}
 	s := &l.slots[idx]
-	if s.h == nil || s.gen != uint32(u>>32) {
+	if g := uint32(u >> 32); s.gen != g || g&1 == 0 {
 		return nil
 	}
 	return s
 }
 
-// dispatch delivers one CQE to its handler, or counts it as stale, or
-// handles the loop's own.
-func (l *Loop) dispatch(c *sys.CQE) {
-	u := c.UserData
-	if u&internalBit != 0 {
-		l.internal(c)
-		return
+// dispatch delivers each CQE to its handler, or counts it as stale, or
+// handles the loop's own. A handler may Start operations, which may grow
+// the slot table: l.slots is read afresh for every CQE.
+func (l *Loop) dispatch(cqes []sys.CQE) {
+	for i := range cqes {
+		c := &cqes[i]
+		u := c.UserData
+		idx := uint32(u)
+		if u&internalBit != 0 || idx >= uint32(len(l.slots)) {
+			l.other(c)
+			continue
+		}
+		s := &l.slots[idx]
+		if g := uint32(u >> 32); s.gen != g || g&1 == 0 { // in flight: odd, and the token's
+			l.st.Stale++
+			continue
+		}
+		op, h := s.op, s.h
+		if c.Flags&sys.CQEFMore == 0 {
+			l.release(idx, s)
+		}
+		l.st.Completed++
+		if op != nil {
+			op.Handle(c)
+		} else {
+			h.Handle(c)
+		}
 	}
-	s := l.lookup(Token(u))
-	if s == nil {
+}
+
+// other handles a CQE that names no slot: the loop's own, or stale.
+func (l *Loop) other(c *sys.CQE) {
+	if c.UserData&internalBit == 0 {
 		l.st.Stale++
 		return
 	}
-	h := s.h
-	if c.Flags&sys.CQEFMore == 0 {
-		l.release(uint32(u))
-	}
-	l.st.Completed++
-	h.Handle(c)
+	l.internal(c)
 }
 
 func (l *Loop) internal(c *sys.CQE) {
