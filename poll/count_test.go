@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
@@ -155,3 +157,144 @@ func rawOps(r *uring.Ring, fd, batch, n int, cqes []sys.CQE) error {
 	}
 	return nil
 }
+
+// TestWallNop measures wall time per NOP, raw Ring against each loop, in
+// one process, alternating raw and loop runs round after round, and logs
+// the medians and ratios (loop / raw of the same round). It runs only when
+// POLL_WALL=ROUNDS:N is set (BENCH.md has the command); POLL_WALL_MODES
+// picks the strategies (default block,spin,hybrid,iopoll).
+func TestWallNop(t *testing.T) {
+	spec := os.Getenv("POLL_WALL")
+	if spec == "" {
+		t.Skip("POLL_WALL not set (wall-time harness, see BENCH.md)")
+	}
+	f := strings.Split(spec, ":")
+	require.Len(t, f, 2, "POLL_WALL=ROUNDS:N")
+	rounds, err := strconv.Atoi(f[0])
+	require.NoError(t, err)
+	n, err := strconv.Atoi(f[1])
+	require.NoError(t, err)
+	modes := "block,spin,hybrid,iopoll"
+	if m := os.Getenv("POLL_WALL_MODES"); m != "" {
+		modes = m
+	}
+	old := checkThread
+	checkThread = false
+	defer func() { checkThread = old }()
+
+	type point struct {
+		st    Strategy
+		batch int
+	}
+	var sts []Strategy
+	for _, m := range strings.Split(modes, ",") {
+		st, err := parseStrategy(m)
+		require.NoError(t, err)
+		sts = append(sts, st)
+	}
+	loops := map[Strategy]*Loop{}
+	raws := map[Strategy]*rawRunner{}
+	for _, st := range sts {
+		loops[st] = newLoop(t, Config{Strategy: st})
+		rs := rawStrategy(st)
+		if raws[rs] == nil {
+			r, err := newRawRunner(rs)
+			require.NoError(t, err)
+			t.Cleanup(r.close)
+			raws[rs] = r
+		}
+	}
+	raw := map[point][]float64{}
+	ratio := map[point][]float64{}
+	lp := map[point][]float64{}
+	for round := 0; round < rounds; round++ {
+		for _, batch := range batches {
+			for _, st := range sts {
+				p := point{st, batch}
+				r := raws[rawStrategy(st)]
+				rawNs, err := r.run(batch, n)
+				require.NoError(t, err)
+				t0 := time.Now()
+				require.NoError(t, loopCount(loops[st], -1, batch, n))
+				loopNs := float64(time.Since(t0).Nanoseconds()) / float64(n+warmOps)
+				raw[p] = append(raw[p], rawNs)
+				lp[p] = append(lp[p], loopNs)
+				ratio[p] = append(ratio[p], loopNs/rawNs)
+			}
+		}
+	}
+	t.Logf("median of %d rounds, %d NOPs per run (ns/op: raw, loop, median of loop/raw ratios)", rounds, n)
+	for _, st := range sts {
+		line := fmt.Sprintf("%-8v", st)
+		for _, batch := range batches {
+			p := point{st, batch}
+			line += fmt.Sprintf(" | b%d %5.0f %5.0f %.2fx", batch, median(raw[p]), median(lp[p]), median(ratio[p]))
+		}
+		t.Log(line)
+	}
+}
+
+// rawStrategy is the strategy whose ring options a raw baseline uses for
+// a loop of strategy st.
+func rawStrategy(st Strategy) Strategy {
+	switch st {
+	case IOPoll, HybridIOPoll, SQPoll:
+		return st
+	}
+	return Block
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// rawRunner owns a raw Ring on a locked thread and runs NOP batches on it.
+type rawRunner struct {
+	req  chan [2]int
+	resp chan rawResult
+}
+
+type rawResult struct {
+	ns  float64
+	err error
+}
+
+func newRawRunner(st Strategy) (*rawRunner, error) {
+	rr := &rawRunner{req: make(chan [2]int), resp: make(chan rawResult)}
+	errc := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c := Config{Strategy: st}
+		if err := c.setDefaults(); err != nil {
+			errc <- err
+			return
+		}
+		r, err := uring.New(c.Entries, c.ringOptions()...)
+		errc <- err
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		cqes := make([]sys.CQE, 256)
+		for q := range rr.req {
+			t0 := time.Now()
+			err := rawOps(r, -1, q[0], warmOps+q[1], cqes)
+			rr.resp <- rawResult{float64(time.Since(t0).Nanoseconds()) / float64(warmOps+q[1]), err}
+		}
+	}()
+	return rr, <-errc
+}
+
+func (rr *rawRunner) run(batch, n int) (float64, error) {
+	rr.req <- [2]int{batch, n}
+	r := <-rr.resp
+	return r.ns, r.err
+}
+
+func (rr *rawRunner) close() { close(rr.req) }
