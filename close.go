@@ -36,6 +36,7 @@ func (r *Ring) Close() error {
 		return ErrClosed
 	}
 	l.closed.Store(true)
+	r.closed.Store(true)
 	l.refs.Or(closedBit)
 	// Wake waiters blocked in io_uring_enter and wait for every syscall in
 	// flight to return before the fd goes away (no fd-reuse races).

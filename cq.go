@@ -36,7 +36,7 @@ func (r *Ring) peek() (*sys.CQE, uint32) {
 // CQEs wait in the kernel (overflow, deferred task work, IOPOLL) it enters
 // once to flush them.
 func (r *Ring) PeekCQE() (*sys.CQE, error) {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return nil, ErrClosed
 	}
 	if c, _ := r.peek(); c != nil {
@@ -69,7 +69,7 @@ func (r *Ring) flushCQ() error {
 // FlushOverflow moves CQEs the kernel kept aside while the CQ was full
 // into the ring.
 func (r *Ring) FlushOverflow() error {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return ErrClosed
 	}
 	return r.flushCQ()
@@ -103,7 +103,7 @@ func (r *Ring) waitTimeout(n uint32, d, minWait time.Duration) (*sys.CQE, error)
 
 // wait blocks until n CQE slots are ready, or d passes (d < 0: forever).
 func (r *Ring) wait(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return nil, ErrClosed
 	}
 	if n == 0 {
@@ -173,7 +173,7 @@ func (r *Ring) wait(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
 		default:
 			return nil, err
 		}
-		if r.life.closed.Load() {
+		if r.closed.Load() {
 			return nil, ErrClosed
 		}
 	}
@@ -213,7 +213,7 @@ func (r *Ring) CQESeen(c *sys.CQE) {
 
 // Advance marks n CQEs consumed (CQ slots on a CQE_MIXED ring).
 func (r *Ring) Advance(n uint32) {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return
 	}
 	// Release: our reads of the CQEs finish before the kernel may reuse
@@ -223,7 +223,7 @@ func (r *Ring) Advance(n uint32) {
 
 // CQReady returns how many CQ slots hold CQEs.
 func (r *Ring) CQReady() uint32 {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return 0
 	}
 	return atomic.LoadUint32(r.cq.tail) - *r.cq.head
@@ -233,7 +233,7 @@ func (r *Ring) CQReady() uint32 {
 // returns how many. It flushes kernel-held CQEs when the ring is empty.
 func (r *Ring) Reap(dst []sys.CQE) int {
 	n := r.reap(dst, nil)
-	if n == 0 && len(dst) > 0 && !r.life.closed.Load() && r.cqNeedsEnter() {
+	if n == 0 && len(dst) > 0 && !r.closed.Load() && r.cqNeedsEnter() {
 		if r.flushCQ() == nil {
 			n = r.reap(dst, nil)
 		}
@@ -245,7 +245,7 @@ func (r *Ring) Reap(dst []sys.CQE) int {
 // CQEs flagged IORING_CQE_F_32 on CQE_MIXED rings (zero otherwise).
 func (r *Ring) Reap32(dst []sys.CQE32) int {
 	n := r.reap(nil, dst)
-	if n == 0 && len(dst) > 0 && !r.life.closed.Load() && r.cqNeedsEnter() {
+	if n == 0 && len(dst) > 0 && !r.closed.Load() && r.cqNeedsEnter() {
 		if r.flushCQ() == nil {
 			n = r.reap(nil, dst)
 		}
@@ -254,7 +254,7 @@ func (r *Ring) Reap32(dst []sys.CQE32) int {
 }
 
 func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return 0
 	}
 	q := &r.cq
@@ -267,7 +267,9 @@ func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
 			dst[n] = q.cqes[(head&q.mask)<<q.shift]
 			head++
 		}
-		atomicx.StoreRelease32(q.head, head) // release: pairs with the kernel's READ_ONCE of cq.head
+		if n > 0 {
+			atomicx.StoreRelease32(q.head, head) // release: pairs with the kernel's READ_ONCE of cq.head
+		}
 		return n
 	}
 	limit := len(dst) + len(dst32)
@@ -302,7 +304,7 @@ func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
 
 // SQFlags returns the kernel's IORING_SQ_* flags word.
 func (r *Ring) SQFlags() sys.SQRingFlags {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return 0
 	}
 	return sys.SQRingFlags(atomic.LoadUint32(r.sq.flags))
@@ -311,7 +313,7 @@ func (r *Ring) SQFlags() sys.SQRingFlags {
 // Overflow returns how many CQEs the kernel dropped (only on kernels without
 // IORING_FEAT_NODROP; newer ones keep them and set IORING_SQ_CQ_OVERFLOW).
 func (r *Ring) Overflow() uint32 {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return 0
 	}
 	return atomic.LoadUint32(r.cq.overflow)
@@ -319,8 +321,28 @@ func (r *Ring) Overflow() uint32 {
 
 // Dropped returns how many invalid SQEs the kernel skipped.
 func (r *Ring) Dropped() uint32 {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return 0
 	}
 	return atomic.LoadUint32(r.sq.dropped)
+}
+
+// PeekBatch returns the ready CQEs that lie contiguously in the ring from
+// the head (up to the ring's end; the rest follow after Advance), without
+// copying; nil when none is ready or the ring is not a plain 16-byte-CQE
+// ring (use Reap32 there). The slice is valid until Advance(len(batch)),
+// which the caller must call when done. It never enters the kernel.
+func (r *Ring) PeekBatch() []sys.CQE {
+	q := &r.cq
+	if r.closed.Load() || q.shift != 0 || q.mixed {
+		return nil
+	}
+	head := *q.head
+	// Acquire: pairs with the kernel's release of cq.tail.
+	ready := atomic.LoadUint32(q.tail) - head
+	if ready == 0 {
+		return nil
+	}
+	i := head & q.mask
+	return q.cqes[i : i+min(ready, q.entries-i)]
 }

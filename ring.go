@@ -25,6 +25,10 @@ type Ring struct {
 	waitArg sys.GeteventsArg
 	waitTs  sys.Timespec
 
+	// closed mirrors life.closed in the Ring itself, saving a pointer load
+	// on every SQE and CQE call.
+	closed atomic.Bool
+
 	life *lifetime
 }
 
@@ -102,7 +106,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 	p.SQThreadCPU = c.sqCPU
 	p.CQEntries = c.cqEntries
 	if c.attach != nil {
-		if c.attach.life.closed.Load() {
+		if c.attach.closed.Load() {
 			return nil, &OptionError{"WithAttachWQ", "the ring to attach to is closed"}
 		}
 		p.WQFd = uint32(c.attach.life.fd)

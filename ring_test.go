@@ -264,3 +264,31 @@ func TestAttachWQ(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(5), reapAll(t, b, 1)[0].UserData)
 }
+
+func TestPeekBatchAcrossTheWrap(t *testing.T) {
+	r := testutil.NewRing(t, 8, uring.WithCQSize(8))
+	next := uint64(0)
+	for round := 0; round < 5; round++ {
+		for i := 0; i < 5; i++ {
+			nop(t, r, next+uint64(i))
+		}
+		_, err := r.SubmitAndWait(5)
+		require.NoError(t, err)
+		for got := 0; got < 5; {
+			batch := r.PeekBatch()
+			require.NotEmpty(t, batch)
+			for _, c := range batch {
+				require.Equal(t, next, c.UserData)
+				next++
+			}
+			got += len(batch)
+			r.Advance(uint32(len(batch)))
+		}
+		require.Nil(t, r.PeekBatch())
+	}
+	big := testutil.NewRing(t, 4, uring.WithCQE32())
+	nop(t, big, 1)
+	_, err := big.SubmitAndWait(1)
+	require.NoError(t, err)
+	require.Nil(t, big.PeekBatch(), "32-byte CQEs need Reap32")
+}

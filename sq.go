@@ -14,7 +14,7 @@ import (
 // handed out and not yet consumed by the kernel. It publishes nothing:
 // Submit does.
 func (r *Ring) GetSQE() (*sys.SQE, error) {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return nil, ErrClosed
 	}
 	q := &r.sq
@@ -24,7 +24,12 @@ func (r *Ring) GetSQE() (*sys.SQE, error) {
 	if q.sqeTail-head >= q.entries {
 		return nil, ErrSQFull
 	}
-	s := &q.sqes[(q.sqeTail&q.mask)<<q.shift]
+	var s *sys.SQE
+	if q.shift == 0 {
+		s = &q.sqes[q.sqeTail&q.mask]
+	} else {
+		s = &q.sqes[(q.sqeTail&q.mask)<<1]
+	}
 	q.sqeTail++
 	*s = sys.SQE{}
 	return s, nil
@@ -99,7 +104,7 @@ func (r *Ring) Submit() (int, error) { return r.submit(0) }
 func (r *Ring) SubmitAndWait(n uint32) (int, error) { return r.submit(n) }
 
 func (r *Ring) submit(waitNr uint32) (int, error) {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return 0, ErrClosed
 	}
 	pending := r.flushSQ()
@@ -198,7 +203,7 @@ func (r *Ring) issuerError(err error) error {
 // SQPOLL rings whose SQ is full (IORING_ENTER_SQ_WAIT); on other rings the
 // SQ drains on Submit, so it returns at once.
 func (r *Ring) WaitSQSpace() error {
-	if r.life.closed.Load() {
+	if r.closed.Load() {
 		return ErrClosed
 	}
 	if r.flags&sys.SetupSQPoll == 0 {
