@@ -40,6 +40,10 @@ func WithoutDeferTaskrun() Option { return func(c *config) { c.noDefer = true } 
 // finish before stopping the remaining tasks (default 2s).
 func WithCloseWait(d time.Duration) Option { return func(c *config) { c.closeWait = d } }
 
+// newBatch bounds how many new tasks a worker runs in a row while a task
+// below it on the resume stack is ready.
+const newBatch = 64
+
 // maxDepth bounds how many coroutines a parking task may resume inside
 // itself before handing back to its resumer.
 const maxDepth = 4
@@ -62,6 +66,7 @@ type Executor struct {
 
 	live  T // sentinel of the list of unfinished tasks
 	nlive int
+	freeT []*T // pooled records of finished tasks
 
 	closing    bool
 	forced     bool
@@ -383,18 +388,27 @@ func (ex *Executor) newWorker() *worker {
 func (w *worker) body(yield func(struct{}) bool) {
 	w.yield = yield
 	ex := w.ex
+	batch := 0
 	for {
 		w.run(w.t)
 		if w.stopped {
 			return
 		}
-		// Take the next new task here, without a switch.
-		if ex.readyOnStack == 0 && ex.newq.len() > 0 && !ex.closing {
+		// Take the next new task here, without a switch: also when a task
+		// below on the stack was woken (by the task that just ended, say),
+		// up to newBatch tasks, since the new ones were queued before it
+		// was woken and a switch per task would double the cost of a spawn.
+		if ex.newq.len() > 0 && !ex.closing && (ex.readyOnStack == 0 || batch < newBatch) {
+			if ex.readyOnStack > 0 {
+				batch++
+			}
 			t := ex.newq.pop()
 			w.t, t.w = t, w
 			t.onStack = true
+			ex.tick()
 			continue
 		}
+		batch = 0
 		w.t = nil
 		ex.idle = append(ex.idle, w)
 		if !yield(struct{}{}) {
@@ -417,6 +431,9 @@ func (w *worker) run(t *T) {
 		if !t.finished {
 			t.ex.unlinkLive(t)
 			t.finish(nil)
+		}
+		if !w.stopped {
+			t.ex.recycle(t)
 		}
 	}()
 	t.body.run(t)

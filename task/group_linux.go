@@ -38,7 +38,6 @@ func NewGroup(t *T, failFast bool) *Group {
 func (g *Group) Context() context.Context { return g.ctx }
 
 type groupTask struct {
-	t   T
 	g   *Group
 	fn  func(*T) error
 	err error
@@ -46,20 +45,13 @@ type groupTask struct {
 
 func (gt *groupTask) run(t *T)       { gt.err = gt.fn(t); gt.fn = nil }
 func (gt *groupTask) fail(err error) { gt.err = err; gt.fn = nil }
-func (gt *groupTask) taskDone(*T)    { gt.g.childDone(gt.err) }
+func (gt *groupTask) done(*T)        { gt.g.childDone(gt.err) }
 
 // Go starts fn in the group, from a task of the group's executor.
 func (g *Group) Go(t *T, fn func(*T) error) {
 	gt := &groupTask{g: g, fn: fn}
-	gt.t.init(g.ex, gt, g.ctx)
-	gt.t.ext().hook = gt
 	g.n++
-	if g.ex.closing {
-		gt.t.finish(ErrClosed)
-		return
-	}
-	g.ex.linkLive(&gt.t)
-	g.ex.newq.push(&gt.t)
+	g.ex.start(g.ex.newTask(), gt, g.ctx)
 }
 
 func (g *Group) childDone(err error) {
@@ -109,7 +101,6 @@ type firstState[R any] struct {
 }
 
 type firstTask[R any] struct {
-	t   T
 	st  *firstState[R]
 	i   int
 	fn  func(*T) (R, error)
@@ -124,7 +115,7 @@ func (ft *firstTask[R]) fail(err error) {
 	}
 	ft.fn = nil
 }
-func (ft *firstTask[R]) taskDone(*T) {
+func (ft *firstTask[R]) done(*T) {
 	st := ft.st
 	st.left--
 	if st.winner < 0 {
@@ -154,10 +145,7 @@ func FirstOf[R any](t *T, fns ...func(*T) (R, error)) (int, R, error) {
 	st := &firstState[R]{ex: t.ex, winner: -1, left: len(fns)}
 	for i, fn := range fns {
 		ft := &firstTask[R]{st: st, i: i, fn: fn}
-		ft.t.init(t.ex, ft, ctx)
-		ft.t.ext().hook = ft
-		t.ex.linkLive(&ft.t)
-		t.ex.newq.push(&ft.t)
+		t.ex.start(t.ex.newTask(), ft, ctx)
 	}
 	for st.winner < 0 {
 		st.parent, st.tok = t, t.parkTok

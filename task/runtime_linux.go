@@ -71,13 +71,11 @@ func Go[R any](rt *Runtime, ctx context.Context, fn func(*T) (R, error)) *Handle
 func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 	if ex == t.ex {
 		h := SpawnContext(t, t.ctx, fn)
-		h.t.ext().doneCh = make(chan struct{})
+		h.doneCh = make(chan struct{}) // before the task can run
 		return h
 	}
-	h := &Handle[R]{fn: fn}
-	h.t.init(ex, h, t.ctx)
-	h.t.ext().doneCh = make(chan struct{})
-	ex.postFrom(t.ex, remoteMsg{kind: msgSpawn, t: &h.t})
+	h := newRemote(ex, t.ctx, fn)
+	ex.postFrom(t.ex, remoteMsg{kind: msgSpawn, t: h.t})
 	return h
 }
 
@@ -116,9 +114,9 @@ func call[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, 
 	}
 	h := SpawnOn(ex, ctx, fn)
 	select {
-	case <-h.t.x.doneCh:
+	case <-h.doneCh:
 	case <-ex.done:
-		<-h.t.x.doneCh
+		<-h.doneCh
 	}
 	return h.res, h.err
 }

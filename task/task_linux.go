@@ -14,6 +14,7 @@ type T struct {
 	ex   *Executor
 	w    *worker
 	body runner
+	fn   any // the function of a Handle's task, until it starts
 	ctx  context.Context
 	x    *tExtra // rarely used state, allocated on first use
 
@@ -25,7 +26,8 @@ type T struct {
 	hasDeadline bool
 	cancellable bool
 	chanClosed  bool   // woken from a Send by Close
-	parkTok     uint32 // bumped on every wake: stale wait registrations see it
+	parkTok     uint32 // bumped on every wake, never reset: stale wait registrations see it
+	gen         uint32 // bumped when the record is recycled: stale handles see it
 	pending     int32  // CQEs it still waits for
 	res         Result
 	parkErr     error
@@ -43,8 +45,6 @@ type tExtra struct {
 	chain   []*opSlot // the ops of a link chain it waits for
 	one     [1]*opSlot
 	joiners []*T // more joiners
-	hook    doneHook
-	doneCh  chan struct{}
 
 	// Outputs an op's slot holds, decoded before the slot is freed.
 	peer   netip.AddrPort
@@ -57,13 +57,6 @@ func (t *T) ext() *tExtra {
 		t.x = new(tExtra)
 	}
 	return t.x
-}
-
-func (t *T) doneChan() chan struct{} {
-	if t.x == nil {
-		return nil
-	}
-	return t.x.doneCh
 }
 
 const (
@@ -79,12 +72,12 @@ type Result struct {
 	Flags uint32
 }
 
+// runner is what a task record runs: a Handle, a Group's or FirstOf's task.
 type runner interface {
 	run(t *T)
 	fail(err error)
+	done(t *T) // the task finished (called once, last)
 }
-
-type doneHook interface{ taskDone(t *T) }
 
 // Context returns the task's context.
 func (t *T) Context() context.Context { return t.ctx }
@@ -92,72 +85,114 @@ func (t *T) Context() context.Context { return t.ctx }
 // Executor returns the executor the task runs on.
 func (t *T) Executor() *Executor { return t.ex }
 
-// Handle joins a task and holds its typed result.
+// Handle joins a task and holds its typed result. It points at the task's
+// record with the record's generation: records are pooled, and a record
+// reused by a later task has moved on to another generation, which tells
+// the handle that its own task finished long ago.
+//
+// A handle is small (one allocation per spawn; the record, the worker
+// coroutine and the queues allocate nothing in steady state): the task's
+// function waits in the record.
 type Handle[R any] struct {
-	t   T
-	fn  func(*T) (R, error)
-	res R
-	err error
+	t      *T
+	gen    uint32
+	err    error
+	doneCh chan struct{} // SpawnOn, SpawnAt: closed when the task is done
+	res    R
 }
 
 func (h *Handle[R]) run(t *T) {
-	h.res, h.err = h.fn(t)
-	h.fn = nil
+	fn := t.fn.(func(*T) (R, error))
+	t.fn = nil
+	h.res, h.err = fn(t)
 }
 
 func (h *Handle[R]) fail(err error) {
 	if h.err == nil {
 		h.err = err
 	}
-	h.fn = nil
 }
+
+func (h *Handle[R]) done(*T) {
+	if h.doneCh != nil {
+		close(h.doneCh)
+	}
+}
+
+// finished reports (on the executor's thread) whether the task is done.
+func (h *Handle[R]) finished() bool { return h.t.gen != h.gen || h.t.finished }
 
 // Done reports whether the task has finished. From an ordinary goroutine
 // it is safe on handles of SpawnOn, Go and SpawnAt (it checks their done
 // channel, which orders the result); from a task, on any handle of its
 // executor.
 func (h *Handle[R]) Done() bool {
-	if ch := h.t.doneChan(); ch != nil {
+	if h.doneCh != nil {
 		select {
-		case <-ch:
+		case <-h.doneCh:
 			return true
 		default:
 			return false
 		}
 	}
-	return h.t.finished
+	return h.finished()
 }
 
 // Spawn starts fn as a new task on t's executor, with t's context. It
 // returns at once; the task runs when t parks or yields.
 func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
-	return SpawnContext(t, t.ctx, fn)
+	ex := t.ex
+	u := ex.newTask()
+	h := &Handle[R]{t: u, gen: u.gen}
+	// The parent's context: take its decoded deadline and cancellability.
+	u.ex, u.body, u.ctx, u.fn = ex, h, t.ctx, fn
+	u.hasDeadline, u.deadline, u.cancellable = t.hasDeadline, t.deadline, t.cancellable
+	ex.queue(u)
+	return h
 }
 
 // SpawnContext is Spawn with the new task's own context: its cancellation
 // cancels the operation the task waits on.
 func SpawnContext[R any](t *T, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
-	h := &Handle[R]{fn: fn}
 	ex := t.ex
-	h.t.init(ex, h, ctx)
-	if ex.closing {
-		h.t.finish(ErrClosed)
-		return h
-	}
-	ex.linkLive(&h.t)
-	ex.newq.push(&h.t)
+	u := ex.newTask()
+	h := &Handle[R]{t: u, gen: u.gen}
+	u.fn = fn
+	ex.start(u, h, ctx)
 	return h
+}
+
+// start queues the new task u running body (executor thread).
+func (ex *Executor) start(u *T, body runner, ctx context.Context) {
+	u.init(ex, body, ctx)
+	ex.queue(u)
+}
+
+// queue makes the initialised task u runnable.
+func (ex *Executor) queue(u *T) {
+	if ex.closing {
+		u.finish(ErrClosed)
+		return
+	}
+	ex.linkLive(u)
+	ex.newq.push(u)
 }
 
 // SpawnOn starts fn on ex from any goroutine; wait with h.Wait.
 func SpawnOn[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
-	h := &Handle[R]{fn: fn}
-	h.t.init(ex, h, ctx)
-	h.t.ext().doneCh = make(chan struct{})
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ex.post(remoteMsg{kind: msgSpawn, t: &h.t})
+	h := newRemote(ex, ctx, fn)
+	ex.post(remoteMsg{kind: msgSpawn, t: h.t})
+	return h
+}
+
+// newRemote makes the handle of a task started from another thread: its
+// record is new (the pool belongs to ex's thread; the record joins it
+// when the task is done).
+func newRemote[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+	u := &T{}
+	h := &Handle[R]{t: u, doneCh: make(chan struct{})}
+	u.fn = fn
+	u.init(ex, h, ctx)
 	return h
 }
 
@@ -209,16 +244,18 @@ func (t *T) watchCtx() {
 // in the task is returned as *PanicError. A cancelled t stops waiting with
 // its context's error (the joined task keeps running).
 func (h *Handle[R]) Join(t *T) (R, error) {
-	if h.t.ex != t.ex {
-		// Another executor's task: its done channel orders its result.
-		if err := t.waitRemote(&h.t); err != nil {
+	if h.doneCh != nil {
+		// Started by SpawnOn or SpawnAt, maybe on another executor, whose
+		// record this thread must not read: the done channel orders the
+		// result.
+		if err := t.waitRemote(h.doneCh); err != nil {
 			var zero R
 			return zero, err
 		}
 		return h.res, h.err
 	}
-	if !h.t.finished {
-		if err := t.waitTask(&h.t); err != nil {
+	if !h.finished() {
+		if err := t.waitTask(h.t); err != nil {
 			var zero R
 			return zero, err
 		}
@@ -228,7 +265,7 @@ func (h *Handle[R]) Join(t *T) (R, error) {
 
 // Wait waits from an ordinary goroutine for a task started with SpawnOn.
 func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
-	if h.t.doneChan() == nil {
+	if h.doneCh == nil {
 		var zero R
 		return zero, &ArgError{"Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)"}
 	}
@@ -236,7 +273,7 @@ func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
 		ctx = context.Background()
 	}
 	select {
-	case <-h.t.x.doneCh:
+	case <-h.doneCh:
 		return h.res, h.err
 	case <-ctx.Done():
 		var zero R
@@ -259,20 +296,20 @@ func (t *T) waitTask(u *T) error {
 	return err
 }
 
-// waitRemote joins a task of another executor: park until its done channel
-// is closed (a helper goroutine turns that into a wake).
-func (t *T) waitRemote(u *T) error {
-	if u.doneChan() == nil {
+// waitRemote joins a task of another executor: park until its done
+// channel is closed (a helper goroutine turns that into a wake).
+func (t *T) waitRemote(done chan struct{}) error {
+	if done == nil {
 		return &ArgError{"Join", "h", "belongs to another executor and was not started with SpawnOn"}
 	}
 	select {
-	case <-u.x.doneCh:
+	case <-done:
 		return nil
 	default:
 	}
 	ex, tok := t.ex, t.parkTok
 	go func() {
-		<-u.x.doneCh
+		<-done
 		ex.post(remoteMsg{kind: msgWake, t: t, tok: tok})
 	}()
 	return t.parkOn(parkWait)
@@ -320,14 +357,40 @@ func (t *T) finish(err error) {
 			j.waitFor = nil
 			ex.wake(j)
 		}
-		x.joiners = nil
-		if x.hook != nil {
-			x.hook.taskDone(t)
-		}
-		if x.doneCh != nil {
-			close(x.doneCh)
-		}
+		clear(x.joiners)
+		x.joiners = x.joiners[:0]
 	}
+	t.body.done(t)
+}
+
+// maxFreeTasks bounds the pool of task records.
+const maxFreeTasks = 4096
+
+// newTask takes a task record from the pool (executor thread only).
+func (ex *Executor) newTask() *T {
+	if n := len(ex.freeT); n > 0 {
+		t := ex.freeT[n-1]
+		ex.freeT[n-1] = nil
+		ex.freeT = ex.freeT[:n-1]
+		return t
+	}
+	return &T{}
+}
+
+// recycle puts the record of a finished task back into the pool. Its
+// generation moves on (handles of the old task see it finished); parkTok
+// keeps counting (stale wait registrations never match again).
+func (ex *Executor) recycle(t *T) {
+	if len(ex.freeT) >= maxFreeTasks {
+		return
+	}
+	// A finished task's pointers other than these are nil already, and its
+	// flags are at rest; init sets the rest. (Zeroing the whole record
+	// would cost a bulk write barrier whenever the collector runs.)
+	t.body, t.ctx, t.w, t.fn = nil, nil, nil, nil
+	t.finished, t.chanClosed, t.res, t.pending = false, false, Result{}, 0
+	t.gen++ // t.x is kept: its joiners were cleared by finish, the rest is overwritten before use
+	ex.freeT = append(ex.freeT, t)
 }
 
 func (ex *Executor) linkLive(t *T) {
