@@ -346,3 +346,30 @@ func (r *Ring) PeekBatch() []sys.CQE {
 	i := head & q.mask
 	return q.cqes[i : i+min(ready, q.entries-i)]
 }
+
+// CQFlags returns the application-owned IORING_CQ_* flags word.
+func (r *Ring) CQFlags() sys.CQRingFlags {
+	if r.closed.Load() {
+		return 0
+	}
+	return sys.CQRingFlags(atomic.LoadUint32(r.cq.flags))
+}
+
+// SetEventfdEnabled turns the registered eventfd's notifications on or off
+// (IORING_CQ_EVENTFD_DISABLED). A loop keeps them off while it is busy
+// reaping and turns them on just before it parks on the eventfd, then
+// re-checks the CQ so that no completion slips between the two.
+func (r *Ring) SetEventfdEnabled(on bool) {
+	if r.closed.Load() {
+		return
+	}
+	f := atomic.LoadUint32(r.cq.flags)
+	if on {
+		f &^= uint32(sys.CQEventfdDisabled)
+	} else {
+		f |= uint32(sys.CQEventfdDisabled)
+	}
+	// Full barrier: when turning notifications on, the CQ re-check that
+	// follows must not be ordered before this store.
+	atomic.StoreUint32(r.cq.flags, f)
+}

@@ -312,3 +312,32 @@ func TestForeignThreadOnSingleIssuerRingGetsTypedError(t *testing.T) {
 	require.ErrorIs(t, err, uring.ErrNotIssuer)
 	require.ErrorIs(t, err, syscall.EEXIST)
 }
+
+func TestEventfdDisabledFlag(t *testing.T) {
+	r := testutil.NewRing(t, 4)
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	require.NoError(t, err)
+	defer unix.Close(efd)
+	_, err = sys.Register(r.Fd(), sys.RegisterEventfd, &[]int32{int32(efd)}[0], 1)
+	require.NoError(t, err)
+	var b [8]byte
+
+	r.SetEventfdEnabled(false)
+	require.Equal(t, sys.CQEventfdDisabled, r.CQFlags())
+	nop(t, r, 1)
+	_, err = r.SubmitAndWait(1)
+	require.NoError(t, err)
+	reapAll(t, r, 1)
+	_, err = unix.Read(efd, b[:])
+	require.ErrorIs(t, err, unix.EAGAIN, "no signal while disabled")
+
+	r.SetEventfdEnabled(true)
+	require.Zero(t, r.CQFlags())
+	nop(t, r, 2)
+	_, err = r.SubmitAndWait(1)
+	require.NoError(t, err)
+	reapAll(t, r, 1)
+	n, err := unix.Read(efd, b[:])
+	require.NoError(t, err)
+	require.Equal(t, 8, n)
+}
