@@ -5,6 +5,7 @@ package task
 import (
 	"errors"
 	"iter"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -80,6 +81,7 @@ type multishot struct {
 	ended   bool // the loop ended: CQEs are disposed of as they come
 	done    bool // stop finished
 	eof     bool
+	dry     int // ENOBUFS in a row
 }
 
 func (t *T) newMultishot(kind msKind, fd int, pool *reg.BufPool) *multishot {
@@ -189,7 +191,15 @@ func (m *multishot) next() (msEntry, error) {
 			case e.err != nil:
 				return e, &OpError{nm.op, m.fd, e.err}
 			case e.res == -int32(unix.ENOBUFS) && m.pool != nil:
-				t.ex.stats.msRearms++ // the ring ran dry: every buffer is back now, re-arm
+				// The ring ran dry: this loop's buffers are all back, re-arm.
+				// Dry again with nothing received in between: the buffers
+				// are held by other loops of the pool; let them run first.
+				t.ex.stats.msRearms++
+				if m.dry++; m.dry > 4 {
+					_ = t.Sleep(100 * time.Microsecond) // a cancellation is seen below
+				} else if m.dry > 1 {
+					t.Yield()
+				}
 				continue
 			case e.res < 0:
 				return e, t.opErr(nm.op, m.fd, e.res, false)
@@ -198,6 +208,7 @@ func (m *multishot) next() (msEntry, error) {
 				m.eof = true
 				return e, errEnd
 			}
+			m.dry = 0
 			return e, nil
 		}
 		if m.eof {
