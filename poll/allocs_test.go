@@ -13,7 +13,7 @@ import (
 // submit and dispatch (Start + handler, batches of 32 NOPs), and a
 // cross-goroutine Do with a static prep function.
 func TestZeroAllocs(t *testing.T) {
-	for _, st := range []Strategy{Block, Spin, IOPoll} {
+	for _, st := range []Strategy{Block, Spin, IOPoll, Park} {
 		t.Run(st.String(), func(t *testing.T) {
 			l := newLoop(t, Config{Strategy: st})
 			d := &benchDriver{l: l, fd: -1, ops: make([]benchOp, 32), done: make(chan struct{}, 1)}

@@ -58,7 +58,7 @@ func waitInFlight(t *testing.T, l *Loop, n int) {
 // writes: every waiter gets ErrClosed, in bounded time, and the loop waits
 // for every CQE before closing the ring.
 func TestShutdownInFlight(t *testing.T) {
-	for _, st := range []Strategy{Block, Spin, Hybrid, SQPoll} {
+	for _, st := range []Strategy{Block, Spin, Hybrid, SQPoll, Park} {
 		t.Run(st.String(), func(t *testing.T) {
 			l, err := New(Config{Strategy: st, Entries: 64})
 			require.NoError(t, err)
@@ -168,7 +168,7 @@ func alignedBuf(n int) []byte {
 // TestDoContextCancel: a read nobody satisfies, with a deadline: Do cancels
 // it, waits for its CQE, and returns the context's error.
 func TestDoContextCancel(t *testing.T) {
-	for _, st := range []Strategy{Block, Spin, SQPoll} {
+	for _, st := range []Strategy{Block, Spin, SQPoll, Park} {
 		t.Run(st.String(), func(t *testing.T) {
 			l := newLoop(t, Config{Strategy: st})
 			fd, _ := pipe(t)

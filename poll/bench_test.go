@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
@@ -109,7 +110,7 @@ func (d *benchDriver) batch() {
 
 var batches = []int{1, 8, 32, 128}
 
-func benchStrategies() []Strategy { return []Strategy{Block, Spin, Hybrid, SQPoll, IOPoll} }
+func benchStrategies() []Strategy { return []Strategy{Block, Park, Spin, Hybrid, SQPoll, IOPoll} }
 
 func BenchmarkNop(b *testing.B)  { benchOps(b, false) }
 func BenchmarkRead(b *testing.B) { benchOps(b, true) }
@@ -260,6 +261,38 @@ func BenchmarkRoundTrip(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkRoundTripWaiting: Do(NOP) from another goroutine to a loop that
+// waits for a pipe read between the calls, so every Do has to wake it
+// from its wait: Block's MSG_RING kick into io_uring_enter against Park's
+// eventfd write into the netpoller. Run with -cpu 1,2.
+func BenchmarkRoundTripWaiting(b *testing.B) {
+	noThreadCheck(b)
+	for _, st := range []Strategy{Block, Park} {
+		b.Run(st.String(), func(b *testing.B) {
+			l := newLoop(b, Config{Strategy: st, WaitTimeout: time.Minute})
+			fd, w := pipe(b)
+			buf := make([]byte, 8)
+			got := make(chan struct{}, 1)
+			require.NoError(b, l.Go(prepRead(fd, buf), func(Result, error) { got <- struct{}{} }))
+			ctx := context.Background()
+			for l.Stats().InFlight == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := l.Do(ctx, prepNop); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			_, err := w.Write([]byte{1})
+			require.NoError(b, err)
+			<-got
 		})
 	}
 }

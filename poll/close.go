@@ -116,6 +116,9 @@ func (l *Loop) finish() {
 	l.kickMu.Unlock()
 	err := l.ring.Close()
 	l.closePipe()
+	if l.efd != nil {
+		_ = l.efd.Close() // the ring dropped its reference when it closed
+	}
 	l.closeErr = l.fatal
 	if l.closeErr == nil && err != nil && !errors.Is(err, uring.ErrClosed) {
 		l.closeErr = err

@@ -29,9 +29,16 @@ const (
 	// SQPoll uses a kernel SQ thread: submitting needs no syscall unless
 	// the thread sleeps; completions are spun for, then waited for.
 	SQPoll
+	// Park submits like Block but waits in Go's netpoller, on an eventfd
+	// registered with the ring (IORING_REGISTER_EVENTFD), instead of in
+	// io_uring_enter: the loop's P is free at once for other goroutines
+	// while it waits (a loop blocked in the kernel keeps its P until the
+	// runtime's sysmon retakes it, 20µs to 10ms later). Wakeups from other
+	// goroutines write the same eventfd. WaitBatch and MinWait do not apply.
+	Park
 )
 
-var strategyNames = [...]string{"block", "spin", "hybrid", "iopoll", "hybrid-iopoll", "sqpoll"}
+var strategyNames = [...]string{"block", "spin", "hybrid", "iopoll", "hybrid-iopoll", "sqpoll", "park"}
 
 func (s Strategy) String() string {
 	if s >= 0 && int(s) < len(strategyNames) {
@@ -41,7 +48,7 @@ func (s Strategy) String() string {
 }
 
 // Strategies lists every strategy.
-var Strategies = []Strategy{Block, Spin, Hybrid, IOPoll, HybridIOPoll, SQPoll}
+var Strategies = []Strategy{Block, Spin, Hybrid, IOPoll, HybridIOPoll, SQPoll, Park}
 
 // Config configures New. The zero value is a Block loop on a 256-entry
 // SINGLE_ISSUER|DEFER_TASKRUN ring.
@@ -89,7 +96,7 @@ func (e *ConfigError) Error() string { return "poll: Config." + e.Field + ": " +
 
 func (c *Config) setDefaults() error {
 	switch {
-	case c.Strategy < Block || c.Strategy > SQPoll:
+	case c.Strategy < Block || c.Strategy > Park:
 		return &ConfigError{"Strategy", fmt.Sprintf("%d is not a strategy", int(c.Strategy))}
 	case c.Entries > uring.MaxEntries:
 		return &ConfigError{"Entries", fmt.Sprintf("%d exceeds %d", c.Entries, uring.MaxEntries)}
@@ -154,6 +161,11 @@ func (c *Config) ringOptions() []uring.Option {
 	}
 	if c.Strategy != SQPoll && !c.NoDeferTaskrun {
 		o = append(o, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+		if c.Strategy == Park {
+			// IORING_SQ_TASKRUN says when deferred completions wait for an
+			// enter, so the reap path runs them without entering blindly.
+			o = append(o, uring.WithTaskrunFlag())
+		}
 	}
 	// The loop's thread never changes, so the registered ring fd is valid
 	// for every enter it makes.

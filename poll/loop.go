@@ -50,6 +50,7 @@ type Loop struct {
 	waitArg    sys.GeteventsArg
 	pipeArmed  bool
 	wakeBuf    [64]byte
+	efdBuf     [8]byte
 
 	// Shared with other goroutines.
 	mu       sync.Mutex
@@ -70,6 +71,7 @@ type Loop struct {
 	pipeR     *os.File // read end, armed in the ring
 	pipeRFd   int
 	pipeW     *os.File
+	efd       *os.File     // Park: the eventfd registered with the ring
 	owner     atomic.Int64 // the loop thread's tid while the loop runs, else 0
 	kicks     atomic.Uint64
 	violation atomic.Int64 // ring calls off the loop thread (checkThread)
@@ -80,6 +82,7 @@ const (
 	awake       = 0
 	sleepKernel = 1 // in io_uring_enter: wake with a CQE
 	sleepPark   = 2 // parked on parkCh
+	sleepEfd    = 3 // Park: parked on the eventfd, with operations in flight
 )
 
 // checkThread makes every ring call check that it runs on the loop's
@@ -144,6 +147,14 @@ func (l *Loop) start() error {
 		l.cfg.WaitBatch = 1 // no min-timeout: never hold a ready CQE back
 	}
 	l.plainWait = l.cfg.WaitBatch <= 1 && !l.sqpoll
+	if l.strategy == Park {
+		l.batchWait = false
+		if err := l.startPark(); err != nil {
+			_ = r.Close()
+			return err
+		}
+		return nil
+	}
 	if l.iopoll {
 		return nil // never sleeps in the kernel: parked loops are woken in Go
 	}
@@ -226,6 +237,8 @@ func (l *Loop) loop() {
 			l.enterIOPoll() // the kernel polls the device; never sleeps
 		case l.strategy == Block:
 			l.waitKernel()
+		case l.strategy == Park:
+			l.waitPark()
 		case l.spinOn():
 		default:
 			l.waitKernel()

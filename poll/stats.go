@@ -20,14 +20,14 @@ type Stats struct {
 	Busy            uint64  `json:"busy"`              // enters answered EAGAIN/EBUSY
 	SQWakeups       uint64  `json:"sq_wakeups"`        // SQPOLL thread wakeups (IORING_SQ_NEED_WAKEUP)
 	WakeCQEs        uint64  `json:"wake_cqes"`         // wakeup CQEs reaped (MSG_RING or pipe)
-	Kicks           uint64  `json:"kicks"`             // wakeups other goroutines sent to a loop asleep in the kernel
+	Kicks           uint64  `json:"kicks"`             // wakeups other goroutines sent to a loop asleep in the kernel (Park: on its eventfd)
 	Parks           uint64  `json:"parks"`             // idle sleeps in Go (nothing in flight)
 	InFlight        int     `json:"in_flight"`         // operations holding a slot
 	Slots           int     `json:"slots"`             // slot table size
 	SpinNanos       int64   `json:"spin_ns"`           // time spent spinning on an empty CQ
-	BlockNanos      int64   `json:"block_ns"`          // time in timed kernel waits (not in Block's submit-and-wait enters)
+	BlockNanos      int64   `json:"block_ns"`          // time in timed kernel waits (not in Block's submit-and-wait enters) and Park's eventfd waits
 	ParkNanos       int64   `json:"park_ns"`           // time parked idle
-	Wakeup          string  `json:"wakeup"`            // "msg_ring", "pipe" or "go" (IOPOLL: never asleep in the kernel)
+	Wakeup          string  `json:"wakeup"`            // "msg_ring", "pipe", "eventfd" (Park) or "go" (IOPOLL: never asleep in the kernel)
 	ThreadViolation int64   `json:"thread_violations"` // ring calls off the loop thread (checked in tests only)
 }
 
@@ -43,6 +43,8 @@ func (l *Loop) snapshot() Stats {
 	switch {
 	case l.iopoll:
 		s.Wakeup = "go"
+	case l.efd != nil:
+		s.Wakeup = "eventfd"
 	case l.usePipe:
 		s.Wakeup = "pipe"
 	default:

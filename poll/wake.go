@@ -29,8 +29,12 @@ func (l *Loop) wake() {
 	if s == awake || !l.sleeping.CompareAndSwap(s, awake) {
 		return
 	}
-	if s == sleepKernel {
+	switch s {
+	case sleepKernel:
 		l.kick()
+		return
+	case sleepEfd:
+		l.kickEfd()
 		return
 	}
 	select {

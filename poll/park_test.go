@@ -1,0 +1,357 @@
+//go:build linux
+
+package poll
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pure-uring/uring/sys"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// asyncOp is a NOP (completes inline at submit) or a relative timeout of a
+// few µs (completes later, from a timer, through deferred task work): the
+// loop has to wait for it, so the strategy's wait and wakeup run.
+type asyncOp struct {
+	d     *asyncDriver
+	id    int
+	armed bool
+	timer bool
+	ts    sys.Timespec // read by the kernel at submit
+}
+
+func (o *asyncOp) Prep(s *sys.SQE) error {
+	if !o.timer {
+		return prepNop(s)
+	}
+	*s = sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: sys.PtrAddr(&o.ts), Len: 1}
+	return nil
+}
+
+func (o *asyncOp) Handle(c *sys.CQE) {
+	d := o.d
+	want := int32(0)
+	if o.timer {
+		want = -int32(unix.ETIME)
+	}
+	switch {
+	case !o.armed:
+		d.fail(fmt.Errorf("op %d: CQE delivered to a handler not in flight", o.id))
+	case c.Res != want:
+		d.fail(fmt.Errorf("op %d (timer %v): res %d", o.id, o.timer, c.Res))
+	}
+	o.armed = false
+	d.seen[o.id]++
+	d.outstanding--
+	if d.outstanding == 0 {
+		d.batch()
+	}
+}
+
+type asyncDriver struct {
+	l           *Loop
+	ops         [64]asyncOp
+	seen        []uint8
+	next        int
+	outstanding int
+	rng         *rand.Rand
+	done        chan struct{}
+	err         error
+}
+
+func (d *asyncDriver) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// batch starts 1..64 ops, about one in eight a 1..50µs timeout.
+func (d *asyncDriver) batch() {
+	if d.next >= len(d.seen) || d.err != nil {
+		close(d.done)
+		return
+	}
+	k := min(1+d.rng.IntN(len(d.ops)), len(d.seen)-d.next)
+	for i := 0; i < k; i++ {
+		o := &d.ops[i]
+		o.id, o.armed = d.next, true
+		o.timer = d.rng.IntN(8) == 0
+		o.ts = sys.Timespec{Nsec: int64(1000 + d.rng.IntN(50_000))}
+		d.next++
+		if _, err := d.l.Start(o); err != nil {
+			d.fail(fmt.Errorf("Start op %d: %w", o.id, err))
+			close(d.done)
+			return
+		}
+		d.outstanding++
+	}
+}
+
+// TestAsyncStressExactlyOnce: random batches of NOPs and short timeouts
+// from the loop thread, while 4 goroutines call Do at once, so that the
+// loop waits for completions and is woken in its waits, over and over:
+// every op is delivered exactly once, every Do answered.
+func TestAsyncStressExactlyOnce(t *testing.T) {
+	total := 100_000
+	if testing.Short() {
+		total = 20_000
+	}
+	for _, st := range []Strategy{Block, Spin, Hybrid, SQPoll, Park} {
+		t.Run(st.String(), func(t *testing.T) {
+			n := total
+			if st == SQPoll {
+				n /= 4
+			}
+			l := newLoop(t, Config{Strategy: st})
+			d := &asyncDriver{l: l, seen: make([]uint8, n), rng: rand.New(rand.NewPCG(uint64(st), 3)), done: make(chan struct{})}
+			for i := range d.ops {
+				d.ops[i].d = d
+			}
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var dos atomic.Int64
+			errs := make(chan error, 4)
+			for g := 0; g < 4; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						res, err := l.Do(context.Background(), prepNop)
+						if err != nil || res.Res != 0 {
+							errs <- fmt.Errorf("Do: res %d err %v", res.Res, err)
+							return
+						}
+						dos.Add(1)
+						time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
+					}
+				}()
+			}
+			t0 := time.Now()
+			require.NoError(t, l.Run(d.batch))
+			select {
+			case <-d.done:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("stuck after %d of %d ops", d.next, n)
+			}
+			close(stop)
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				require.NoError(t, err)
+			}
+			require.NoError(t, d.err)
+			for i, c := range d.seen {
+				if c != 1 {
+					t.Fatalf("op %d delivered %d times", i, c)
+				}
+			}
+			s := l.Stats()
+			require.Equal(t, uint64(n)+uint64(dos.Load()), s.Completed)
+			require.Equal(t, uint64(0), s.Stale)
+			require.Equal(t, 0, s.InFlight)
+			if st == Block || st == Park {
+				require.NotZero(t, s.Waits, "the timeouts must make the loop wait")
+			}
+			t.Logf("%d ops + %d Do in %v; waits %d, kicks %d, enters %d, block %v",
+				n, dos.Load(), time.Since(t0), s.Waits, s.Kicks, s.Enters, time.Duration(s.BlockNanos))
+		})
+	}
+}
+
+// fairness is what TestParkFairness measures at GOMAXPROCS=1 while the
+// loop waits on a pipe read nobody writes yet.
+type fairness struct {
+	doMedian, doMax time.Duration // Do(NOP) round trips, 200µs apart
+	pingPongs       int           // channel ping-pongs of two goroutines in 50ms, Do calls meanwhile
+	echoes          int           // pipe write -> loop read -> goroutine woken, in 50ms
+	readLatency     time.Duration // pipe write by a goroutine -> the read's callback
+}
+
+func measureFairness(t *testing.T, st Strategy) fairness {
+	l := newLoop(t, Config{Strategy: st, WaitTimeout: 30 * time.Second})
+	fd, w := pipe(t)
+	buf := make([]byte, 8)
+	got := make(chan time.Time, 1)
+	require.NoError(t, l.Go(prepRead(fd, buf), func(r Result, err error) {
+		if err == nil && r.Res == 2 {
+			got <- time.Now()
+		}
+	}))
+	waitInFlight(t, l, 1)
+	ctx := context.Background()
+	var f fairness
+
+	// Round trips to a loop that waits for the read between them.
+	lat := make([]time.Duration, 100)
+	for i := range lat {
+		time.Sleep(200 * time.Microsecond)
+		t0 := time.Now()
+		_, err := l.Do(ctx, prepNop)
+		require.NoError(t, err)
+		lat[i] = time.Since(t0)
+	}
+	slices.Sort(lat)
+	f.doMedian, f.doMax = lat[len(lat)/2], lat[len(lat)-1]
+
+	// Ordinary goroutines hand work back and forth for 50ms while a third
+	// makes the loop run (and go back to waiting) every 500µs.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Microsecond):
+			}
+			_, _ = l.Do(ctx, prepNop)
+		}
+	}()
+	ping, pong := make(chan int), make(chan int)
+	go func() {
+		for v := range ping {
+			pong <- v
+		}
+	}()
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		ping <- f.pingPongs
+		<-pong
+		f.pingPongs++
+	}
+	close(ping)
+	close(stop)
+	wg.Wait()
+
+	// Echo: a goroutine writes a pipe, the loop's read completes and its
+	// handler (which re-arms the read) wakes the goroutine: the pattern of
+	// a network client served by the loop.
+	efd, ew := pipe(t)
+	ebuf := make([]byte, 8)
+	echo := make(chan struct{}, 1)
+	var h HandlerFunc
+	h = func(c *sys.CQE) {
+		echo <- struct{}{}
+		if c.Res > 0 {
+			_, _ = l.Prep(h, prepRead(efd, ebuf))
+		}
+	}
+	var perr error
+	require.NoError(t, l.Run(func() { _, perr = l.Prep(h, prepRead(efd, ebuf)) }))
+	require.NoError(t, perr)
+	waitInFlight(t, l, 2)
+	deadline = time.Now().Add(50 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		_, err := ew.Write([]byte{1})
+		require.NoError(t, err)
+		<-echo
+		f.echoes++
+	}
+
+	// The read completes promptly when a goroutine writes the pipe.
+	t0 := time.Now()
+	_, err := w.Write([]byte("hi"))
+	require.NoError(t, err)
+	select {
+	case at := <-got:
+		f.readLatency = at.Sub(t0)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read never completed")
+	}
+	require.Equal(t, "hi", string(buf[:2]))
+	return f
+}
+
+// TestParkFairness: with GOMAXPROCS=1, a Park loop waiting for a pipe read
+// leaves the only P to ordinary goroutines: Do round trips take
+// microseconds, goroutines that hand work to each other keep running, and
+// the read's completion reaches its callback promptly. Block, measured
+// alongside and only logged, waits in io_uring_enter and holds the P until
+// the runtime's sysmon retakes it.
+func TestParkFairness(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, st := range []Strategy{Block, Park} {
+		t.Run(st.String(), func(t *testing.T) {
+			f := measureFairness(t, st)
+			t.Logf("GOMAXPROCS=1 %v: Do median %v max %v; %d ping-pongs, %d echoes in 50ms; write->read callback %v",
+				st, f.doMedian, f.doMax, f.pingPongs, f.echoes, f.readLatency)
+			if st != Park {
+				return
+			}
+			require.Less(t, f.doMedian, 500*time.Microsecond, "Do round trip")
+			require.Greater(t, f.pingPongs, 5000, "ping-pongs in 50ms")
+			require.Greater(t, f.echoes, 300, "echoes in 50ms")
+			require.Less(t, f.readLatency, 20*time.Millisecond, "write -> read callback")
+		})
+	}
+}
+
+// TestParkWake: a Park loop parked on its eventfd with a read in flight is
+// woken by Do through the eventfd, and by the read's completion.
+func TestParkWake(t *testing.T) {
+	l := newLoop(t, Config{Strategy: Park, WaitTimeout: 30 * time.Second})
+	require.Equal(t, "eventfd", l.Stats().Wakeup)
+	fd, w := pipe(t)
+	buf := make([]byte, 8)
+	got := make(chan Result, 1)
+	require.NoError(t, l.Go(prepRead(fd, buf), func(r Result, err error) { got <- r }))
+	waitInFlight(t, l, 1)
+	var worst time.Duration
+	for i := 0; i < 20; i++ {
+		time.Sleep(2 * time.Millisecond)
+		t0 := time.Now()
+		_, err := l.Do(context.Background(), prepNop)
+		require.NoError(t, err)
+		worst = max(worst, time.Since(t0))
+	}
+	require.Less(t, worst, time.Second)
+	s := l.Stats()
+	require.NotZero(t, s.Kicks)
+	require.NotZero(t, s.Waits)
+	_, err := w.Write([]byte("hi"))
+	require.NoError(t, err)
+	r := <-got
+	require.Equal(t, int32(2), r.Res)
+	require.Equal(t, "hi", string(buf[:2]))
+	t.Logf("worst wake round trip %v, kicks %d, waits %d", worst, s.Kicks, s.Waits)
+}
+
+// TestParkZeroAllocs: a Do round trip that wakes a Park loop from its
+// eventfd wait (a read stays in flight) allocates nothing.
+func TestParkZeroAllocs(t *testing.T) {
+	l := newLoop(t, Config{Strategy: Park, WaitTimeout: 30 * time.Second})
+	fd, w := pipe(t)
+	buf := make([]byte, 8)
+	got := make(chan Result, 1)
+	require.NoError(t, l.Go(prepRead(fd, buf), func(r Result, err error) { got <- r }))
+	waitInFlight(t, l, 1)
+	ctx := context.Background()
+	do := func() {
+		if _, err := l.Do(ctx, prepNop); err != nil {
+			panic(err)
+		}
+	}
+	do()
+	k0 := l.Stats().Kicks
+	require.Zero(t, testing.AllocsPerRun(200, do), "Do waking an eventfd wait")
+	require.NotZero(t, l.Stats().Kicks-k0, "the loop must have been parked on its eventfd")
+	_, err := w.Write([]byte("x"))
+	require.NoError(t, err)
+	<-got
+}
