@@ -5,6 +5,7 @@ package task
 import (
 	"context"
 	"iter"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,8 @@ type config struct {
 	ringOpts  []uring.Option
 	noDefer   bool
 	closeWait time.Duration
+	spin      time.Duration
+	noPark    bool
 }
 
 // WithEntries sets the ring's SQ size (default 1024; the CQ is 4x).
@@ -35,6 +38,18 @@ func WithRingOptions(opts ...uring.Option) Option {
 
 // WithoutDeferTaskrun creates the ring without SINGLE_ISSUER|DEFER_TASKRUN.
 func WithoutDeferTaskrun() Option { return func(c *config) { c.noDefer = true } }
+
+// WithSpin sets how long an executor with nothing to run keeps checking
+// the ring for completions before it parks in Go's netpoller (default
+// 5µs; 0 parks at once). Spinning holds the executor's P: keep it short.
+func WithSpin(d time.Duration) Option { return func(c *config) { c.spin = max(d, 0) } }
+
+// WithKernelWait makes an idle executor block its thread in io_uring_enter
+// instead of parking its goroutine in Go's netpoller. Its P stays in a
+// system call until the scheduler retakes it (up to 10ms), which stalls
+// the process's other goroutines when Ps are scarce; use it only when the
+// executors have the Ps to themselves.
+func WithKernelWait() Option { return func(c *config) { c.noPark = true } }
 
 // WithCloseWait bounds how long Close waits for tasks and operations to
 // finish before stopping the remaining tasks (default 2s).
@@ -85,6 +100,13 @@ type Executor struct {
 	done     chan struct{}
 	ringFd   int
 
+	// Parking in Go's netpoller (nil efd: the executor blocks in the kernel).
+	efd      *os.File // executor thread
+	wakeFile *os.File // the same file for wakers, set before the executor is started
+	efdBuf   [8]byte
+	spin     time.Duration
+	canSpin  bool // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
+
 	watches map[context.Context]*ctxWatch
 
 	rt *Runtime
@@ -103,7 +125,7 @@ type execStats struct {
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
 // creates the ring on that thread and runs tasks until Close.
 func NewExecutor(opts ...Option) (*Executor, error) {
-	c := config{entries: 1024, closeWait: 2 * time.Second}
+	c := config{entries: 1024, closeWait: 2 * time.Second, spin: defaultSpin}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -120,12 +142,21 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 	return ex, nil
 }
 
+// defaultSpin is how long an idle executor checks the ring before parking.
+const defaultSpin = 5 * time.Microsecond
+
+// newRing creates the executor's ring: SINGLE_ISSUER|DEFER_TASKRUN with
+// TASKRUN_FLAG (so the SQ flags show pending completion work without a
+// system call), else without the flag, else a plain ring.
 func newRing(c *config) (*uring.Ring, error) {
 	cq := uring.WithCQSize(min(c.entries*4, uring.MaxCQEntries))
 	if !c.noDefer {
-		opts := append([]uring.Option{cq, uring.WithSingleIssuer(), uring.WithDeferTaskrun()}, c.ringOpts...)
-		if r, err := uring.New(c.entries, opts...); err == nil {
-			return r, nil
+		base := []uring.Option{cq, uring.WithSingleIssuer(), uring.WithDeferTaskrun()}
+		for _, extra := range [][]uring.Option{{uring.WithTaskrunFlag()}, nil} {
+			opts := append(append(append([]uring.Option{}, base...), extra...), c.ringOpts...)
+			if r, err := uring.New(c.entries, opts...); err == nil {
+				return r, nil
+			}
 		}
 	}
 	return uring.New(c.entries, append([]uring.Option{cq}, c.ringOpts...)...)
@@ -143,9 +174,16 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	ex.ring = r
 	ex.ringFd = r.Fd()
 	ex.cqes = make([]sys.CQE, 256)
+	if !c.noPark {
+		ex.startPark(c.spin)
+		ex.wakeFile = ex.efd
+	}
 	started <- nil
 	ex.loop()
 	ex.shutdown()
+	if ex.efd != nil {
+		_ = ex.efd.Close()
+	}
 	close(ex.done)
 }
 
@@ -236,6 +274,26 @@ func (ex *Executor) poll(block bool) {
 	if ex.runnable() {
 		block = false
 	}
+	if ex.efd == nil {
+		ex.pollKernel(block)
+		return
+	}
+	// Submit also runs deferred completion work when the SQ flags say so.
+	_, _ = ex.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
+	if ex.reap() > 0 || !block || ex.runnable() {
+		return
+	}
+	if ex.spinWait() {
+		_, _ = ex.ring.Submit()
+		ex.reap()
+		return
+	}
+	ex.parkGo()
+	ex.reap()
+}
+
+// pollKernel is poll for an executor that blocks in io_uring_enter.
+func (ex *Executor) pollKernel(block bool) {
 	if block {
 		ex.sleeping.Store(true)
 		if ex.inboxN.Load() != 0 || ex.closeReq.Load() {
@@ -255,14 +313,17 @@ func (ex *Executor) poll(block bool) {
 	ex.reap()
 }
 
-func (ex *Executor) reap() {
+// reap dispatches the ready CQEs and returns how many there were.
+func (ex *Executor) reap() int {
+	total := 0
 	for {
 		n := ex.ring.Reap(ex.cqes)
 		for i := 0; i < n; i++ {
 			ex.complete(&ex.cqes[i])
 		}
+		total += n
 		if n < len(ex.cqes) {
-			return
+			return total
 		}
 	}
 }

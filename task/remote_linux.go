@@ -48,9 +48,15 @@ func (ex *Executor) post(m remoteMsg) {
 	}
 }
 
-// sendWake posts a CQE to the executor's ring: IORING_REGISTER_SEND_MSG_RING
-// (6.13, no ring needed), else a MSG_RING from a shared helper ring.
+// sendWake wakes a sleeping executor: a write to its eventfd when it parks
+// in Go's netpoller; else a CQE posted to its ring with
+// IORING_REGISTER_SEND_MSG_RING (6.13, no ring needed), or a MSG_RING from
+// a shared helper ring.
 func (ex *Executor) sendWake() {
+	if ex.wakeFile != nil {
+		kick(ex.wakeFile)
+		return
+	}
 	var msg sys.SQE
 	_ = sqe.MsgRing(&msg, ex.ringFd, 0, udWake) // sqe flags stay 0: the ring-less form refuses any
 	_, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1)

@@ -94,6 +94,10 @@ func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
 	ex.inboxN.Add(1)
 	ex.mu.Unlock()
 	if ex.sleeping.Load() && ex.wakeSent.CompareAndSwap(false, true) {
+		if ex.wakeFile != nil {
+			kick(ex.wakeFile)
+			return
+		}
 		s, err := src.internalSQE()
 		if err != nil {
 			ex.sendWake()

@@ -1,0 +1,94 @@
+//go:build linux
+
+package task
+
+import (
+	"os"
+	"time"
+
+	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/eventfd"
+)
+
+// efdOne is the 8-byte counter increment a waker writes to the eventfd.
+var efdOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
+
+// startPark registers an eventfd with the ring so that an idle executor
+// parks its goroutine in Go's netpoller (its thread sleeps, its P runs
+// other goroutines) instead of blocking the thread in io_uring_enter,
+// which keeps the P in a system call until sysmon retakes it. Without the
+// eventfd the executor keeps waiting in the kernel.
+func (ex *Executor) startPark(spin time.Duration) {
+	f, fd, err := eventfd.New("task-executor")
+	if err != nil {
+		return
+	}
+	if err := reg.RegisterEventfd(ex.ring, fd, false); err != nil {
+		_ = f.Close()
+		return
+	}
+	ex.ring.SetEventfdEnabled(false) // on only while parked
+	ex.efd = f
+	ex.spin = spin
+	fl := ex.ring.SetupFlags()
+	ex.canSpin = fl&sys.SetupDeferTaskrun == 0 || fl&sys.SetupTaskrunFlag != 0
+}
+
+// spinWait checks the ring for up to ex.spin without a system call; it
+// reports whether there is something to reap or a message to drain.
+func (ex *Executor) spinWait() bool {
+	if !ex.canSpin || ex.spin <= 0 {
+		return false
+	}
+	r := ex.ring
+	var start time.Time
+	for i := 0; ; i++ {
+		// SQ_TASKRUN: deferred completion work waits for a GETEVENTS enter.
+		if r.SQFlags()&sys.SQTaskrun != 0 || r.CQReady() > 0 || ex.inboxN.Load() != 0 || ex.closeReq.Load() {
+			return true
+		}
+		if i&31 == 0 {
+			if i == 0 {
+				start = time.Now()
+			} else if time.Since(start) >= ex.spin {
+				return false
+			}
+		}
+	}
+}
+
+// parkGo parks the executor's goroutine on the eventfd until a completion
+// or a post. The order avoids a lost wakeup:
+//
+//  1. sleeping is set, then the inbox is checked (post appends, then reads
+//     sleeping: one side sees the other);
+//  2. notifications on, then a non-blocking GETEVENTS enter runs the
+//     completion work deferred so far and the CQ is checked: work queued
+//     while the notifications were off may not signal again (with
+//     DEFER_TASKRUN the kernel signals on the first item of an empty work
+//     list), and the enter empties the list; work queued after it signals;
+//  3. only then the eventfd read parks.
+func (ex *Executor) parkGo() {
+	ex.sleeping.Store(true)
+	if ex.inboxN.Load() == 0 && !ex.closeReq.Load() {
+		r := ex.ring
+		r.SetEventfdEnabled(true) // full barrier before the enter's list check
+		err := r.FlushOverflow()
+		if err == nil && r.CQReady() == 0 && ex.inboxN.Load() == 0 {
+			if _, err := ex.efd.Read(ex.efdBuf[:]); err != nil {
+				// Never expected: bound the wait in the kernel instead.
+				_, _ = r.SubmitAndWaitTimeout(1, time.Millisecond)
+			}
+		}
+		r.SetEventfdEnabled(false)
+	}
+	ex.sleeping.Store(false)
+	ex.wakeSent.Store(false)
+}
+
+// kick wakes an executor parked on its eventfd (any goroutine). The File
+// refuses writes once closed, so a late waker never hits a reused fd.
+func kick(f *os.File) {
+	_, _ = f.Write(efdOne)
+}
