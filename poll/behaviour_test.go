@@ -375,7 +375,7 @@ func TestConfigErrors(t *testing.T) {
 // answers a lone operation after MinWait, not after WaitTimeout
 // (IORING_FEAT_MIN_TIMEOUT).
 func TestWaitBatch(t *testing.T) {
-	l := newLoop(t, Config{WaitBatch: 8, MinWait: time.Millisecond, WaitTimeout: 5 * time.Second})
+	l := newLoop(t, Config{Strategy: Block, WaitBatch: 8, MinWait: time.Millisecond, WaitTimeout: 5 * time.Second})
 	fd, w := pipe(t)
 	buf := make([]byte, 8)
 	got := make(chan Result, 1)

@@ -13,9 +13,18 @@ import (
 type Strategy int
 
 const (
+	// Park (the default) submits without waiting and waits in Go's
+	// netpoller, on an eventfd registered with the ring
+	// (IORING_REGISTER_EVENTFD), instead of in io_uring_enter: while it
+	// waits, its P runs other goroutines at once (a loop blocked in the
+	// kernel keeps its P until the runtime's sysmon retakes it, 20µs to
+	// 10ms later, which starves goroutines at GOMAXPROCS=1 or with as many
+	// loops as Ps). Wakeups from other goroutines write the same eventfd.
+	// WaitBatch and MinWait do not apply.
+	Park Strategy = iota
 	// Block waits in the kernel (io_uring_enter with GETEVENTS and an
 	// EXT_ARG timeout) as soon as nothing is ready.
-	Block Strategy = iota
+	Block
 	// Spin polls the CQ tail in user space, without a syscall, for up to
 	// Config.SpinBudget empty polls, then blocks like Block.
 	Spin
@@ -29,16 +38,9 @@ const (
 	// SQPoll uses a kernel SQ thread: submitting needs no syscall unless
 	// the thread sleeps; completions are spun for, then waited for.
 	SQPoll
-	// Park submits like Block but waits in Go's netpoller, on an eventfd
-	// registered with the ring (IORING_REGISTER_EVENTFD), instead of in
-	// io_uring_enter: the loop's P is free at once for other goroutines
-	// while it waits (a loop blocked in the kernel keeps its P until the
-	// runtime's sysmon retakes it, 20µs to 10ms later). Wakeups from other
-	// goroutines write the same eventfd. WaitBatch and MinWait do not apply.
-	Park
 )
 
-var strategyNames = [...]string{"block", "spin", "hybrid", "iopoll", "hybrid-iopoll", "sqpoll", "park"}
+var strategyNames = [...]string{"park", "block", "spin", "hybrid", "iopoll", "hybrid-iopoll", "sqpoll"}
 
 func (s Strategy) String() string {
 	if s >= 0 && int(s) < len(strategyNames) {
@@ -48,14 +50,14 @@ func (s Strategy) String() string {
 }
 
 // Strategies lists every strategy.
-var Strategies = []Strategy{Block, Spin, Hybrid, IOPoll, HybridIOPoll, SQPoll, Park}
+var Strategies = []Strategy{Park, Block, Spin, Hybrid, IOPoll, HybridIOPoll, SQPoll}
 
-// Config configures New. The zero value is a Block loop on a 256-entry
-// SINGLE_ISSUER|DEFER_TASKRUN ring.
+// Config configures New. The zero value is a Park loop on a 256-entry
+// SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG ring.
 type Config struct {
 	Entries   uint32   // SQ size (default 256)
 	CQEntries uint32   // CQ size (default: the kernel's, twice Entries)
-	Strategy  Strategy // default Block
+	Strategy  Strategy // default Park
 	// Options are extra ring options, added after the ones the strategy
 	// picks (do not repeat WithSQPoll/WithIOPoll here).
 	Options []uring.Option
@@ -72,7 +74,8 @@ type Config struct {
 	// WaitTimeout bounds one wait in the kernel (default 1s); wakeups do
 	// not depend on it, it only bounds a wait nobody ends.
 	WaitTimeout time.Duration
-	// WaitBatch is how many CQEs a kernel wait asks for (default 1). With
+	// WaitBatch is how many CQEs a kernel wait (Block, Spin, Hybrid,
+	// SQPoll; not Park) asks for (default 1). With
 	// more than 1, MinWait (default 50µs) is the most a wait holds back a
 	// ready CQE (IORING_FEAT_MIN_TIMEOUT, Linux 6.12; without it 1 is used).
 	WaitBatch uint32
@@ -96,7 +99,7 @@ func (e *ConfigError) Error() string { return "poll: Config." + e.Field + ": " +
 
 func (c *Config) setDefaults() error {
 	switch {
-	case c.Strategy < Block || c.Strategy > Park:
+	case c.Strategy < Park || c.Strategy > SQPoll:
 		return &ConfigError{"Strategy", fmt.Sprintf("%d is not a strategy", int(c.Strategy))}
 	case c.Entries > uring.MaxEntries:
 		return &ConfigError{"Entries", fmt.Sprintf("%d exceeds %d", c.Entries, uring.MaxEntries)}
