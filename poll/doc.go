@@ -25,7 +25,13 @@
 // runs, by the CQE without it.
 //
 // Strategies (Config.Strategy) decide how the loop waits for completions:
-// Block waits in the kernel (one enter submits the batch and waits; a wait
+// Park, the default, submits without waiting and waits in Go's netpoller on
+// an eventfd registered with the ring (IORING_REGISTER_EVENTFD), with the
+// ring's notifications off (IORING_CQ_EVENTFD_DISABLED) while it is busy,
+// so its P runs other goroutines the moment it waits; every other strategy
+// that sleeps does so in io_uring_enter, where the Go runtime keeps the P
+// until sysmon retakes it (20µs to 10ms), which starves goroutines at
+// GOMAXPROCS=1 or with as many loops as Ps. Block waits in the kernel (one enter submits the batch and waits; a wait
 // with nothing to submit has an EXT_ARG timeout, and min-timeout batching
 // where the kernel has IORING_FEAT_MIN_TIMEOUT); Spin polls the CQ tail in user
 // space up to a budget of empty polls, then blocks; Hybrid spins for a time,
@@ -37,9 +43,10 @@
 // them. With nothing in flight the loop parks its goroutine.
 //
 // A goroutine that hands the loop work wakes it only when it is asleep: a
-// sleeping flag is checked after enqueueing; a loop asleep in the kernel is
-// woken by a CQE posted with IORING_REGISTER_SEND_MSG_RING (Linux 6.13),
-// else by a byte written to a pipe whose read is armed in the ring.
+// sleeping flag is checked after enqueueing; a Park loop is woken by a
+// write to its eventfd; a loop asleep in the kernel is woken by a CQE
+// posted with IORING_REGISTER_SEND_MSG_RING (Linux 6.13), else by a byte
+// written to a pipe whose read is armed in the ring.
 //
 // Memory: what a prep function points the SQE at (buffers, iovecs, paths)
 // must stay reachable and unmoved until the operation's last CQE. Do waits
