@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/pure-uring/uring/poll/internal/eventfd"
 	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/sys"
 )
 
 // efdOne is the 8-byte counter increment a waker writes to the eventfd.
@@ -17,7 +17,7 @@ var efdOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
 // startPark creates the eventfd, registers it with the ring and keeps its
 // notifications off (IORING_CQ_EVENTFD_DISABLED) until the loop parks.
 func (l *Loop) startPark() error {
-	f, fd, err := eventfd.New("poll-eventfd")
+	f, fd, err := sys.Eventfd("poll-eventfd")
 	if err != nil {
 		return err
 	}

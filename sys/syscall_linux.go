@@ -179,3 +179,16 @@ func enterError(errno unix.Errno) error {
 	}
 	return os.NewSyscallError("io_uring_enter", errno)
 }
+
+// Eventfd returns a non-blocking, close-on-exec eventfd as a pollable
+// *os.File (os.NewFile registers a non-blocking fd with Go's netpoller, so
+// a Read parks the goroutine, not its thread) and its descriptor, for
+// IORING_REGISTER_EVENTFD. Never call the file's Fd method: it makes the
+// descriptor blocking.
+func Eventfd(name string) (*os.File, int, error) {
+	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, -1, os.NewSyscallError("eventfd2", err)
+	}
+	return os.NewFile(uintptr(fd), name), fd, nil
+}

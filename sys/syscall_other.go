@@ -58,3 +58,7 @@ func Close(fd int) error { return os.NewSyscallError("close", errNoSys) }
 func MmapFixedAnon(b []byte) error { return nil }
 
 func Gettid() int { return 0 }
+
+func Eventfd(name string) (*os.File, int, error) {
+	return nil, -1, os.NewSyscallError("eventfd2", errNoSys)
+}
