@@ -1,6 +1,7 @@
 package atomicx
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -24,6 +25,7 @@ func TestStoreReleasePublishes(t *testing.T) {
 	go func() {
 		for i := uint32(1); i <= rounds; i++ {
 			for atomic.LoadUint32(&flag) != i {
+				runtime.Gosched() // GOMAXPROCS=1: let the writer run
 			}
 			if d := atomic.LoadUint32(&data); d != i {
 				bad <- d
@@ -35,6 +37,7 @@ func TestStoreReleasePublishes(t *testing.T) {
 	}()
 	for i := uint32(1); i <= rounds; i++ {
 		for atomic.LoadUint32(&ack) != i-1 {
+			runtime.Gosched()
 		}
 		atomic.StoreUint32(&data, i)
 		StoreRelease32(&flag, i)
