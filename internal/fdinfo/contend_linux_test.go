@@ -5,6 +5,7 @@ package fdinfo
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,12 @@ import (
 // contend keeps r's uring_lock busy: registering and unregistering a large
 // sparse file table takes the lock for a while each time.
 func contend(t *testing.T, r *testRing) {
+	// The contender must hold the lock while the test reads: that takes two
+	// threads running at once, also under GOMAXPROCS=1.
+	if runtime.GOMAXPROCS(0) < 2 {
+		prev := runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	}
 	var stop atomic.Bool
 	done := make(chan struct{})
 	go func() {

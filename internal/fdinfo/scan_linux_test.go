@@ -5,6 +5,7 @@ package fdinfo
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,9 +69,18 @@ func TestScanAllFindsOwnRing(t *testing.T) {
 
 func TestScanSQPollThread(t *testing.T) {
 	r := newTestRing(t, 4, sys.Params{Flags: sys.SetupSQPoll, SQThreadIdle: 50})
-	res, err := Scan([]int{os.Getpid()}, ScanOptions{})
-	require.NoError(t, err)
-	in := findFD(t, res, r.fd)
+	// The SQ thread names itself iou-sqp-PID once it first runs: on a busy
+	// machine (or GOMAXPROCS=1) give it a moment.
+	var in Instance
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		res, err := Scan([]int{os.Getpid()}, ScanOptions{})
+		require.NoError(t, err)
+		in = findFD(t, res, r.fd)
+		if in.SQThread != nil && strings.Contains(in.SQThread.Comm, "iou-sqp") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	require.Greater(t, in.Info.SQThread, 0)
 	require.NotNil(t, in.SQThread, "stat of SQPOLL thread %d", in.Info.SQThread)
 	require.Equal(t, in.Info.SQThread, in.SQThread.TID)
