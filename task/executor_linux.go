@@ -418,10 +418,8 @@ func (ex *Executor) shutdown() {
 	ex.dead = true
 	ex.mu.Unlock()
 	_ = ex.ring.Close()
-	for _, m := range msgs {
-		if m.kind == msgSpawn {
-			m.t.finish(ErrClosed)
-		}
+	for i := range msgs {
+		msgs[i].refuse()
 	}
 }
 

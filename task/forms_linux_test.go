@@ -252,10 +252,8 @@ func TestPipePingPong100k(t *testing.T) {
 	require.NoError(t, err)
 	rounds := (tasks + 2*pipes - 1) / (2 * pipes)
 	require.Equal(t, rounds*pipes*2, total)
-	require.NoError(t, ex.Do(func() {
-		require.Zero(t, ex.busy, "slots in use")
-		require.Zero(t, ex.nlive, "live tasks")
-	}))
+	require.Zero(t, onExec(t, ex, func() int { return ex.busy }), "slots in use")
+	require.Zero(t, onExec(t, ex, func() int { return ex.nlive }), "live tasks")
 	t.Logf("%d tasks in %v", rounds*pipes*2, time.Since(start))
 }
 
@@ -295,5 +293,5 @@ func TestBuilderArgErrors(t *testing.T) {
 	}
 	// Every rejected op gave its slot back.
 	require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Nop() }))
-	require.NoError(t, ex.Do(func() { require.Zero(t, ex.busy) }))
+	require.Zero(t, onExec(t, ex, func() int { return ex.busy }))
 }

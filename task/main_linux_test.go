@@ -50,3 +50,12 @@ func pipe(tb testing.TB) (r, w int) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// onExec returns what fn computes on ex's thread (assert on the test
+// goroutine: a failed require inside Do would end the executor's goroutine).
+func onExec[V any](tb testing.TB, ex *Executor, fn func() V) V {
+	tb.Helper()
+	var v V
+	require.NoError(tb, ex.Do(func() { v = fn() }))
+	return v
+}

@@ -4,15 +4,18 @@ package task
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
 )
 
 // Listener is a net.Listener whose Accept runs on the runtime; net/http
@@ -112,78 +115,86 @@ func (rt *Runtime) Dial(ctx context.Context, network, address string) (net.Conn,
 	return newConn(ex, fd, nil, ra), nil
 }
 
-var errDeadlineChanged = errors.New("task: deadline changed")
-
 // Conn is a net.Conn whose reads and writes are io_uring RECV/SEND on one
-// executor. Deadlines and Close interrupt operations in flight
-// (ASYNC_CANCEL); the fd is closed only after they returned, so its number
-// cannot be reused under them.
+// executor, for ordinary goroutines (never call it from a task: the task
+// would block its executor). Each direction owns one preallocated request
+// that goes through the executor's inbox and is submitted directly, no
+// task per call; the executor signals its completion on a reusable
+// channel. A deadline is a LINK_TIMEOUT on the SQE; changing it, and
+// Close, cancel a request in flight (ASYNC_CANCEL). The fd is closed only
+// after both directions returned, so its number cannot be reused under an
+// operation.
 type Conn struct {
 	ex           *Executor
 	fd           int
 	laddr, raddr net.Addr
-	ctx          context.Context
-	cancel       context.CancelFunc
+	closed       atomic.Bool
 
-	mu     sync.Mutex
-	closed bool
-	ops    sync.WaitGroup
-	rd, wd deadline
+	rmu, wmu sync.Mutex // one reader, one writer at a time (each owns its request)
+	rd, wr   connReq
 }
 
-type deadline struct {
-	at     time.Time
-	cancel context.CancelCauseFunc
+// connReq is one direction's request. The caller sets buf and posts it;
+// the executor fills the slot, and on the CQE sets res and signals done.
+type connReq struct {
+	c        *Conn
+	write    bool
+	buf      []byte
+	done     chan struct{} // 1-buffered
+	res      int32
+	dl       atomic.Int64  // deadline in UnixNano; 0: none
+	seq      atomic.Uint32 // bumped when the deadline changes
+	inflight atomic.Bool   // posted, done not yet received
+
+	// Executor thread; read by the caller after done.
+	sl    *opSlot
+	slGen uint32
+	opSeq uint32 // seq the request was submitted under
+	opDl  int64  // deadline it was submitted with
 }
 
 func newConn(ex *Executor, fd int, laddr, raddr net.Addr) *Conn {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Conn{ex: ex, fd: fd, laddr: laddr, raddr: raddr, ctx: ctx, cancel: cancel}
+	c := &Conn{ex: ex, fd: fd, laddr: laddr, raddr: raddr}
+	c.rd = connReq{c: c, done: make(chan struct{}, 1)}
+	c.wr = connReq{c: c, write: true, done: make(chan struct{}, 1)}
+	return c
 }
 
-// io runs one RECV or SEND under the deadline d, retrying when the
-// deadline is changed while it waits.
-func (c *Conn) io(op string, d *deadline, fn func(t *T) (int, error)) (int, error) {
+// maxIO bounds one RECV/SEND (the SQE's length is 32 bits).
+const maxIO = 1 << 30
+
+// do runs one RECV or SEND of b under r's deadline, submitting it again
+// when the deadline changed while it waited.
+func (c *Conn) do(r *connReq, op string, b []byte) (int, error) {
 	for {
-		c.mu.Lock()
-		if c.closed {
-			c.mu.Unlock()
+		if c.closed.Load() {
 			return 0, c.opErr(op, net.ErrClosed)
 		}
-		at := d.at
-		if !at.IsZero() && !time.Now().Before(at) {
-			c.mu.Unlock()
+		if dl := r.dl.Load(); dl != 0 && time.Now().UnixNano() >= dl {
 			return 0, c.opErr(op, os.ErrDeadlineExceeded)
 		}
-		ctx, cancel := context.WithCancelCause(c.ctx)
-		opCtx, cancelT := ctx, context.CancelFunc(func() {})
-		if !at.IsZero() {
-			opCtx, cancelT = context.WithDeadline(ctx, at)
+		r.buf = b
+		r.inflight.Store(true)
+		c.ex.post(remoteMsg{kind: msgConnIO, req: r})
+		<-r.done
+		r.inflight.Store(false)
+		r.buf = nil
+		res := r.res
+		if res >= 0 {
+			return int(res), nil
 		}
-		d.cancel = cancel
-		c.ops.Add(1)
-		c.mu.Unlock()
-
-		n, err := call(c.ex, opCtx, fn)
-		cancelT()
-		c.ops.Done()
-		c.mu.Lock()
-		d.cancel = nil
-		c.mu.Unlock()
-		cause := context.Cause(ctx)
-		cancel(nil)
-		if err == nil {
-			return n, nil
+		errno := unix.Errno(-res)
+		if errno == unix.ECANCELED || errno == unix.EINTR {
+			switch {
+			case c.closed.Load() || c.ex.closeReq.Load():
+				return 0, c.opErr(op, net.ErrClosed)
+			case r.seq.Load() != r.opSeq || errno == unix.EINTR:
+				continue // the deadline changed, or interrupted: again
+			case r.opDl != 0:
+				return 0, c.opErr(op, os.ErrDeadlineExceeded) // the LINK_TIMEOUT fired
+			}
 		}
-		switch {
-		case c.ctx.Err() != nil:
-			return n, c.opErr(op, net.ErrClosed)
-		case errors.Is(cause, errDeadlineChanged):
-			continue
-		case errors.Is(err, context.DeadlineExceeded):
-			return n, c.opErr(op, os.ErrDeadlineExceeded)
-		}
-		return n, c.opErr(op, err)
+		return 0, c.opErr(op, os.NewSyscallError(op, errno))
 	}
 }
 
@@ -196,7 +207,12 @@ func (c *Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	n, err := c.io("read", &c.rd, func(t *T) (int, error) { return t.Recv(c.fd, b, 0) })
+	if len(b) > maxIO {
+		b = b[:maxIO]
+	}
+	c.rmu.Lock()
+	n, err := c.do(&c.rd, "read", b)
+	c.rmu.Unlock()
 	if err == nil && n == 0 {
 		return 0, io.EOF
 	}
@@ -205,10 +221,15 @@ func (c *Conn) Read(b []byte) (int, error) {
 
 // Write writes all of b.
 func (c *Conn) Write(b []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	total := 0
 	for total < len(b) {
 		rest := b[total:]
-		n, err := c.io("write", &c.wd, func(t *T) (int, error) { return t.Send(c.fd, rest, 0) })
+		if len(rest) > maxIO {
+			rest = rest[:maxIO]
+		}
+		n, err := c.do(&c.wr, "write", rest)
 		total += n
 		if err != nil {
 			return total, err
@@ -219,56 +240,135 @@ func (c *Conn) Write(b []byte) (int, error) {
 
 // Close interrupts reads and writes in flight and closes the socket.
 func (c *Conn) Close() error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	if !c.closed.CompareAndSwap(false, true) {
 		return c.opErr("close", net.ErrClosed)
 	}
-	c.closed = true
-	c.mu.Unlock()
-	c.cancel()
-	c.ops.Wait()
-	_, err := call(c.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Close(c.fd) })
-	return err
+	// A request posted after these loads finds closed set when the
+	// executor takes it, and completes without being submitted.
+	for _, r := range []*connReq{&c.rd, &c.wr} {
+		if r.inflight.Load() {
+			c.ex.post(remoteMsg{kind: msgConnCancel, req: r})
+		}
+	}
+	c.rmu.Lock()
+	c.wmu.Lock()
+	err := sys.Close(c.fd)
+	c.wmu.Unlock()
+	c.rmu.Unlock()
+	if err != nil {
+		return c.opErr("close", err)
+	}
+	return nil
 }
 
 // CloseWrite shuts down the writing side.
 func (c *Conn) CloseWrite() error {
-	_, err := call(c.ex, c.ctx, func(t *T) (struct{}, error) { return struct{}{}, t.Shutdown(c.fd, unix.SHUT_WR) })
+	if c.closed.Load() {
+		return c.opErr("close", net.ErrClosed)
+	}
+	_, err := call(c.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Shutdown(c.fd, unix.SHUT_WR) })
 	return err
 }
 
 func (c *Conn) LocalAddr() net.Addr  { return c.laddr }
 func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
 
-func (c *Conn) setDeadline(d *deadline, at time.Time) {
-	d.at = at
-	if d.cancel != nil {
-		d.cancel(errDeadlineChanged)
+// setDeadline stores r's deadline; a request in flight under another one
+// is cancelled and submitted again by its caller (or fails, if the new
+// deadline has passed).
+func (c *Conn) setDeadline(r *connReq, t time.Time) {
+	var dl int64
+	if !t.IsZero() {
+		if dl = t.UnixNano(); dl == 0 {
+			dl = 1
+		}
+	}
+	if r.dl.Swap(dl) == dl {
+		return
+	}
+	r.seq.Add(1)
+	if r.inflight.Load() {
+		c.ex.post(remoteMsg{kind: msgConnCancel, req: r})
 	}
 }
 
 // SetDeadline sets both deadlines; a wait in flight sees the new one.
 func (c *Conn) SetDeadline(t time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.setDeadline(&c.rd, t)
-	c.setDeadline(&c.wd, t)
+	c.setDeadline(&c.wr, t)
 	return nil
 }
 
 // SetReadDeadline sets the read deadline; a past one unblocks a Read.
 func (c *Conn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.setDeadline(&c.rd, t)
 	return nil
 }
 
 // SetWriteDeadline sets the write deadline.
 func (c *Conn) SetWriteDeadline(t time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.setDeadline(&c.wd, t)
+	c.setDeadline(&c.wr, t)
 	return nil
+}
+
+// connStart submits r's RECV or SEND (executor thread).
+func (ex *Executor) connStart(r *connReq) {
+	if ex.closing || r.c.closed.Load() {
+		r.complete(-int32(unix.ECANCELED))
+		return
+	}
+	r.opSeq = r.seq.Load()
+	r.opDl = r.dl.Load()
+	if r.opDl != 0 && time.Now().UnixNano() >= r.opDl {
+		r.complete(-int32(unix.ECANCELED))
+		return
+	}
+	sl := ex.allocSlot()
+	if sl == nil {
+		r.complete(-int32(unix.ENOBUFS))
+		return
+	}
+	need := uint32(1)
+	if r.opDl != 0 {
+		need = 2
+	}
+	s, err := ex.sqeRoom(need)
+	if err != nil {
+		ex.freeSlot(sl)
+		r.complete(-int32(unix.EBUSY))
+		return
+	}
+	if r.write {
+		err = sqe.Send(s, r.c.fd, r.buf, unix.MSG_NOSIGNAL)
+	} else {
+		err = sqe.Recv(s, r.c.fd, r.buf, 0)
+	}
+	if err != nil {
+		sqe.Nop(s)
+		s.UserData = udIgnore
+		ex.freeSlot(sl)
+		r.complete(-int32(unix.EINVAL))
+		return
+	}
+	sl.keepBytes(r.buf)
+	s.UserData = sl.ud()
+	if r.opDl != 0 {
+		ex.linkTimeout(s, sl, time.Unix(0, r.opDl))
+	}
+	sl.req = r
+	r.sl, r.slGen = sl, sl.gen
+}
+
+// connCancel cancels r's request if it is in flight (executor thread).
+func (ex *Executor) connCancel(r *connReq) {
+	if sl := r.sl; sl != nil && sl.inUse && sl.gen == r.slGen && sl.req == r {
+		ex.cancelOp(sl)
+	}
+}
+
+// complete hands res to the caller waiting on r.
+func (r *connReq) complete(res int32) {
+	r.sl = nil
+	r.res = res
+	r.done <- struct{}{}
 }

@@ -44,6 +44,7 @@ type opSlot struct {
 	zcRes     int32
 	zcHave    bool
 	multi     multishotSink
+	req       *connReq // a Conn's request: signalled instead of a task
 
 	pin    runtime.Pinner
 	pinned bool
@@ -93,7 +94,7 @@ func (ex *Executor) freeSlot(sl *opSlot) {
 		sl.pin.Unpin()
 		sl.pinned = false
 	}
-	sl.buf, sl.bufs, sl.ptr, sl.t, sl.out, sl.multi = nil, nil, nil, nil, nil, nil
+	sl.buf, sl.bufs, sl.ptr, sl.t, sl.out, sl.multi, sl.req = nil, nil, nil, nil, nil, nil, nil
 	sl.path, sl.path2 = sl.path[:0], sl.path2[:0]
 	for i := range sl.iov {
 		sl.iov[i] = unix.Iovec{}
@@ -167,6 +168,11 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 		res = -int32(unix.ECANCELED)
 	}
 	t, out := sl.t, sl.out
+	if r := sl.req; r != nil {
+		ex.freeSlot(sl)
+		r.complete(res)
+		return
+	}
 	if t != nil && sl.kind&slotPeer != 0 {
 		// Decode what the kernel wrote into the slot before it is reused.
 		x := t.ext()
@@ -258,8 +264,11 @@ func (t *T) ops() []*opSlot {
 
 // ringSQE gets an SQE once the SQ has room for n (2 with a linked
 // timeout), submitting and reaping to make room.
-func (t *T) ringSQE(n uint32) (*sys.SQE, error) {
-	ex := t.ex
+func (t *T) ringSQE(n uint32) (*sys.SQE, error) { return t.ex.sqeRoom(n) }
+
+// sqeRoom gets an SQE once the SQ has room for n, submitting and reaping
+// to make room.
+func (ex *Executor) sqeRoom(n uint32) (*sys.SQE, error) {
 	for i := 0; ex.ring.SQSpace() < n; i++ {
 		if i == 100 {
 			return nil, uring.ErrSQFull

@@ -14,11 +14,13 @@ import (
 )
 
 const (
-	msgSpawn uint8 = iota // start t
-	msgPoke               // t's context is done: interrupt its wait
-	msgWake               // wake t if still parked with tok
-	msgClose              // begin the shutdown
-	msgFunc               // run fn on the executor's thread
+	msgSpawn      uint8 = iota // start t
+	msgPoke                    // t's context is done: interrupt its wait
+	msgWake                    // wake t if still parked with tok
+	msgClose                   // begin the shutdown
+	msgFunc                    // run fn on the executor's thread
+	msgConnIO                  // submit req's RECV/SEND
+	msgConnCancel              // cancel req's RECV/SEND if in flight
 )
 
 type remoteMsg struct {
@@ -26,6 +28,17 @@ type remoteMsg struct {
 	tok  uint32
 	t    *T
 	fn   func()
+	req  *connReq
+}
+
+// refuse answers m when the executor has stopped.
+func (m *remoteMsg) refuse() {
+	switch m.kind {
+	case msgSpawn:
+		m.t.finish(ErrClosed)
+	case msgConnIO:
+		m.req.complete(-int32(unix.ECANCELED))
+	}
 }
 
 // post hands m to the executor from any goroutine (or another executor)
@@ -34,9 +47,7 @@ func (ex *Executor) post(m remoteMsg) {
 	ex.mu.Lock()
 	if ex.dead {
 		ex.mu.Unlock()
-		if m.kind == msgSpawn {
-			m.t.finish(ErrClosed)
-		}
+		m.refuse()
 		return
 	}
 	ex.inbox = append(ex.inbox, m)
@@ -113,6 +124,10 @@ func (ex *Executor) drain() {
 			ex.startClose()
 		case msgFunc:
 			m.fn()
+		case msgConnIO:
+			ex.connStart(m.req)
+		case msgConnCancel:
+			ex.connCancel(m.req)
 		}
 		*m = remoteMsg{}
 	}

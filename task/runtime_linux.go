@@ -85,9 +85,7 @@ func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
 	ex.mu.Lock()
 	if ex.dead {
 		ex.mu.Unlock()
-		if m.kind == msgSpawn {
-			m.t.finish(ErrClosed)
-		}
+		m.refuse()
 		return
 	}
 	ex.inbox = append(ex.inbox, m)
