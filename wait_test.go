@@ -124,3 +124,30 @@ func TestSignalStormNeverSurfacesEINTR(t *testing.T) {
 	r.CQESeen(c)
 	require.Greater(t, sent.Load(), int64(100))
 }
+
+// TestSubmitAndWaitForRequestsThatDoNotCompleteInline: the inline fast
+// path gives way to a blocking wait, and keeps waiting correctly after it
+// stops trying.
+func TestSubmitAndWaitForRequestsThatDoNotCompleteInline(t *testing.T) {
+	r := testutil.NewRing(t, 4)
+	ts := &sys.Timespec{Nsec: int64(200 * time.Microsecond)}
+	for i := 0; i < 100; i++ {
+		s, err := r.GetSQE()
+		require.NoError(t, err)
+		s.Opcode, s.Addr, s.Len, s.UserData = sys.OpTimeout, sys.PtrAddr(ts), 1, uint64(i)
+		n, err := r.SubmitAndWait(1)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, uint32(1), r.CQReady(), "SubmitAndWait returned before the CQE")
+		c := reapAll(t, r, 1)[0]
+		require.Equal(t, uint64(i), c.UserData)
+		require.Equal(t, -int32(syscall.ETIME), c.Res)
+		if i%10 == 0 { // and NOPs, which do complete inline, in between
+			nop(t, r, 1000)
+			_, err := r.SubmitAndWait(1)
+			require.NoError(t, err)
+			require.Equal(t, uint64(1000), reapAll(t, r, 1)[0].UserData)
+		}
+	}
+	runtime.KeepAlive(ts)
+}
