@@ -106,6 +106,8 @@ type Executor struct {
 	efdBuf   [8]byte
 	spin     time.Duration
 	canSpin  bool // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
+	// A goroutine was made runnable since the last wait: do not spin.
+	signalled bool
 
 	watches map[context.Context]*ctxWatch
 
@@ -283,7 +285,11 @@ func (ex *Executor) poll(block bool) {
 	if ex.reap() > 0 || !block || ex.runnable() {
 		return
 	}
-	if ex.spinWait() {
+	// Goroutines just made runnable (a Conn's completion, a remote join)
+	// need the P the spin would hold: park at once.
+	signalled := ex.signalled
+	ex.signalled = false
+	if !signalled && ex.spinWait() {
 		_, _ = ex.ring.Submit()
 		ex.reap()
 		return

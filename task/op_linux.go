@@ -170,6 +170,7 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 	t, out := sl.t, sl.out
 	if r := sl.req; r != nil {
 		ex.freeSlot(sl)
+		ex.signalled = true
 		r.complete(res)
 		return
 	}

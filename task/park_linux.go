@@ -63,7 +63,8 @@ func (ex *Executor) spinWait() bool {
 //
 //  1. sleeping is set, then the inbox is checked (post appends, then reads
 //     sleeping: one side sees the other);
-//  2. notifications on, then a non-blocking GETEVENTS enter runs the
+//  2. notifications on, then a non-blocking GETEVENTS enter (only when
+//     SQ_TASKRUN says work waits, where the ring has TASKRUN_FLAG) runs the
 //     completion work deferred so far and the CQ is checked: work queued
 //     while the notifications were off may not signal again (with
 //     DEFER_TASKRUN the kernel signals on the first item of an empty work
@@ -74,7 +75,15 @@ func (ex *Executor) parkGo() {
 	if ex.inboxN.Load() == 0 && !ex.closeReq.Load() {
 		r := ex.ring
 		r.SetEventfdEnabled(true) // full barrier before the enter's list check
-		err := r.FlushOverflow()
+		var err error
+		if ex.canSpin {
+			// TASKRUN_FLAG: the kernel sets SQ_TASKRUN (a locked op) before it
+			// reads the disabled bit, and the store above is a full barrier:
+			// either it signals or Submit sees the flag and enters.
+			_, err = r.Submit()
+		} else {
+			err = r.FlushOverflow()
+		}
 		if err == nil && r.CQReady() == 0 && ex.inboxN.Load() == 0 {
 			if _, err := ex.efd.Read(ex.efdBuf[:]); err != nil {
 				// Never expected: bound the wait in the kernel instead.

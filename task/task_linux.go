@@ -113,8 +113,9 @@ func (h *Handle[R]) fail(err error) {
 	}
 }
 
-func (h *Handle[R]) done(*T) {
+func (h *Handle[R]) done(t *T) {
 	if h.doneCh != nil {
+		t.ex.signalled = true
 		close(h.doneCh)
 	}
 }
