@@ -10,11 +10,22 @@
 // task parks, the executor submits in batches, reaps, and resumes it with the
 // result. Nested awaits are plain function calls.
 //
+// An executor with nothing to run checks the ring briefly (WithSpin), then
+// parks its goroutine in Go's netpoller on an eventfd registered with the
+// ring (notifications off while busy, IORING_CQ_EVENTFD_DISABLED): its
+// thread sleeps and its P runs the process's other goroutines, so
+// executors never starve them, even at GOMAXPROCS=1. Posts from other
+// goroutines wake a parked executor with an eventfd write.
+// WithKernelWait restores the wait in io_uring_enter.
+//
 // Contract:
 //   - A *T is used only by its own task, on its executor's thread. Channels,
 //     groups and handles are bound to one executor; ordinary goroutines reach
 //     an executor through Runtime's blocking calls (which take a context),
-//     SpawnOn/Handle.Wait, and the bridges to Go channels.
+//     SpawnOn/Handle.Wait, the bridges to Go channels, and the net.Conn
+//     adapter (Runtime.Listen, Runtime.Dial: each direction's RECV/SEND is
+//     posted to the executor and submitted directly, no task per call;
+//     never use a Conn from a task).
 //   - Memory: every buffer, iovec, msghdr, sockaddr, timespec and path of an
 //     operation stays referenced by the executor and pinned (runtime.Pinner)
 //     until the operation's last CQE, cancelled operations included. An fd
