@@ -8,7 +8,6 @@ import (
 
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sys"
-	"github.com/pure-uring/uring/task/internal/eventfd"
 )
 
 // efdOne is the 8-byte counter increment a waker writes to the eventfd.
@@ -20,7 +19,7 @@ var efdOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
 // which keeps the P in a system call until sysmon retakes it. Without the
 // eventfd the executor keeps waiting in the kernel.
 func (ex *Executor) startPark(spin time.Duration) {
-	f, fd, err := eventfd.New("task-executor")
+	f, fd, err := sys.Eventfd("task-executor")
 	if err != nil {
 		return
 	}
