@@ -195,3 +195,34 @@ func Eventfd(name string) (*os.File, int, error) {
 	}
 	return os.NewFile(uintptr(fd), name), fd, nil
 }
+
+// RecvNonblock receives into b from a socket without blocking
+// (recv(2) with MSG_DONTWAIT), for callers that try the socket before
+// queueing a ring request: EAGAIN means "nothing yet". The error is the
+// bare unix.Errno so that the EAGAIN path allocates nothing.
+func RecvNonblock(fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(p), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// SendNonblock sends b on a socket without blocking (send(2) with
+// MSG_DONTWAIT|MSG_NOSIGNAL); EAGAIN means the socket buffer is full. The
+// error is the bare unix.Errno.
+func SendNonblock(fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(len(b)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}

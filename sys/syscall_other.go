@@ -62,3 +62,7 @@ func Gettid() int { return 0 }
 func Eventfd(name string) (*os.File, int, error) {
 	return nil, -1, os.NewSyscallError("eventfd2", errNoSys)
 }
+
+func RecvNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
+
+func SendNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
