@@ -173,6 +173,12 @@ func (c *Conn) do(r *connReq, op string, b []byte) (int, error) {
 		if dl := r.dl.Load(); dl != 0 && time.Now().UnixNano() >= dl {
 			return 0, c.opErr(op, os.ErrDeadlineExceeded)
 		}
+		if c.ex.closeReq.Load() {
+			return 0, c.opErr(op, net.ErrClosed)
+		}
+		if n, err, done := c.direct(r, op, b); done {
+			return n, err
+		}
 		r.buf = b
 		r.inflight.Store(true)
 		c.ex.post(remoteMsg{kind: msgConnIO, req: r})
@@ -196,6 +202,30 @@ func (c *Conn) do(r *connReq, op string, b []byte) (int, error) {
 		}
 		return 0, c.opErr(op, os.NewSyscallError(op, errno))
 	}
+}
+
+// direct tries the socket without blocking (MSG_DONTWAIT), from the
+// caller's goroutine; done is false when it would block (EAGAIN), and the
+// request then goes to the ring. The caller holds r's mutex, which Close
+// takes before closing the fd, so the fd cannot be closed or reused under
+// the syscall.
+func (c *Conn) direct(r *connReq, op string, b []byte) (n int, err error, done bool) {
+	if r.write {
+		n, err = sys.SendNonblock(c.fd, b)
+	} else {
+		n, err = sys.RecvNonblock(c.fd, b)
+	}
+	if err == nil {
+		return n, nil, true
+	}
+	errno, _ := err.(unix.Errno)
+	if errno == unix.EAGAIN || errno == unix.EINTR {
+		return 0, nil, false
+	}
+	if errno == 0 {
+		return 0, c.opErr(op, err), true
+	}
+	return 0, c.opErr(op, os.NewSyscallError(op, errno)), true
 }
 
 func (c *Conn) opErr(op string, err error) error {

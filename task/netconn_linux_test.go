@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // connPair returns an adapter Conn accepted on rt and the Go client end.
@@ -159,4 +160,116 @@ func TestConnAllocs(t *testing.T) {
 		}
 	})
 	require.Zero(t, allocs)
+}
+
+// Data already in the socket is read (and a Write with room is sent) in
+// the caller's goroutine: both complete while the executor is busy.
+func TestConnDirectPath(t *testing.T) {
+	s, peer := connPair(t, newRuntime(t, 1))
+	c := s.(*Conn)
+	_, err := peer.Write([]byte("ping"))
+	require.NoError(t, err)
+	time.Sleep(5 * time.Millisecond) // let loopback deliver it
+	hold, held := make(chan struct{}), make(chan struct{})
+	go func() { _ = c.ex.Do(func() { close(held); <-hold }) }()
+	<-held
+	buf := make([]byte, 16)
+	n, err := s.Read(buf)
+	require.NoError(t, err)
+	require.Equal(t, "ping", string(buf[:n]))
+	n, err = s.Write([]byte("pong"))
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+	close(hold)
+	n, err = io.ReadFull(peer, buf[:4])
+	require.NoError(t, err)
+	require.Equal(t, "pong", string(buf[:n]))
+
+	// Nothing there: EAGAIN, the Read goes to the ring and waits.
+	res := make(chan string, 1)
+	go func() { n, _ := s.Read(buf); res <- string(buf[:n]) }()
+	time.Sleep(10 * time.Millisecond)
+	_, err = peer.Write([]byte("late"))
+	require.NoError(t, err)
+	require.Equal(t, "late", <-res)
+}
+
+// An expired deadline fails a Read without consuming data that is there.
+func TestConnDirectDeadline(t *testing.T) {
+	s, peer := connPair(t, newRuntime(t, 1))
+	_, err := peer.Write([]byte("kept"))
+	require.NoError(t, err)
+	time.Sleep(5 * time.Millisecond)
+	require.NoError(t, s.SetReadDeadline(time.Unix(1, 0)))
+	buf := make([]byte, 16)
+	_, err = s.Read(buf)
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	var ne net.Error
+	require.ErrorAs(t, err, &ne)
+	require.True(t, ne.Timeout())
+	require.NoError(t, s.SetWriteDeadline(time.Unix(1, 0)))
+	_, err = s.Write([]byte("x"))
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	require.NoError(t, s.SetDeadline(time.Time{}))
+	n, err := s.Read(buf)
+	require.NoError(t, err)
+	require.Equal(t, "kept", string(buf[:n]))
+}
+
+// A reset connection reads as ECONNRESET, a shut-down one as io.EOF, on
+// the direct path as on the ring path.
+func TestConnDirectReset(t *testing.T) {
+	s, peer := connPair(t, newRuntime(t, 1))
+	require.NoError(t, peer.(*net.TCPConn).SetLinger(0))
+	require.NoError(t, peer.Close()) // RST
+	time.Sleep(5 * time.Millisecond)
+	_, err := s.Read(make([]byte, 16))
+	require.ErrorIs(t, err, unix.ECONNRESET)
+
+	s, peer = connPair(t, newRuntime(t, 1))
+	_, err = peer.Write([]byte("bye"))
+	require.NoError(t, err)
+	require.NoError(t, peer.Close())
+	time.Sleep(5 * time.Millisecond)
+	b, err := io.ReadAll(s)
+	require.NoError(t, err)
+	require.Equal(t, "bye", string(b))
+}
+
+// Close racing Reads and Writes that hit the socket directly: no error
+// other than net.ErrClosed, and (under -race) no race on the fd.
+func TestConnDirectCloseRace(t *testing.T) {
+	rounds := 50
+	if testing.Short() {
+		rounds = 10
+	}
+	rt := newRuntime(t, 1)
+	for range rounds {
+		s, peer := connPair(t, rt)
+		go func() { _, _ = io.Copy(peer, peer) }() // echo: data keeps arriving
+		done := make(chan error, 2)
+		go func() {
+			b := make([]byte, 512)
+			for {
+				if _, err := s.Write(b); err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			b := make([]byte, 512)
+			for {
+				if _, err := s.Read(b); err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+		time.Sleep(time.Millisecond)
+		require.NoError(t, s.Close())
+		require.ErrorIs(t, <-done, net.ErrClosed)
+		require.ErrorIs(t, <-done, net.ErrClosed)
+		peer.Close()
+	}
 }
