@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
 )
 
 // putSockaddr encodes ap as a struct sockaddr_in/_in6 into b (a msghdr's
@@ -139,6 +140,12 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 
 // Recv receives into buf (IORING_OP_RECV, 5.6); 0 means the peer shut down.
 func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
+	if flags == 0 && len(buf) > 0 && t.direct() {
+		n, err := sys.RecvNonblock(fd, buf)
+		if done, err := directDone("recv", fd, err); done {
+			return n, err
+		}
+	}
 	s, sl, err := t.start("recv", fd)
 	if err != nil {
 		return 0, err
@@ -153,6 +160,12 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 
 // Send sends buf (IORING_OP_SEND, 5.6); MSG_NOSIGNAL is added.
 func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
+	if flags == 0 && len(buf) > 0 && t.direct() {
+		n, err := sys.SendNonblock(fd, buf)
+		if done, err := directDone("send", fd, err); done {
+			return n, err
+		}
+	}
 	s, sl, err := t.start("send", fd)
 	if err != nil {
 		return 0, err

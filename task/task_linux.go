@@ -23,6 +23,7 @@ type T struct {
 	onStack     bool // running, or resuming another coroutine inside its park
 	finished    bool
 	parkKind    uint8
+	directRun   uint8 // socket calls completed directly in a row (see direct)
 	hasDeadline bool
 	cancellable bool
 	chanClosed  bool   // woken from a Send by Close
