@@ -140,9 +140,12 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 
 // Recv receives into buf (IORING_OP_RECV, 5.6); 0 means the peer shut down.
 func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
-	if flags == 0 && len(buf) > 0 && t.direct() {
+	// Tried directly only when the last recv left data behind (a full
+	// buffer, or CQE_F_SOCK_NONEMPTY): a ping-pong's EAGAIN costs a syscall.
+	if flags == 0 && len(buf) > 0 && !t.recvDrained && t.direct() {
 		n, err := sys.RecvNonblock(fd, buf)
 		if done, err := directDone("recv", fd, err); done {
+			t.recvDrained = n < len(buf)
 			return n, err
 		}
 	}
@@ -154,7 +157,8 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 		return 0, t.abandon(s, sl, "Recv", err)
 	}
 	sl.keepBytes(buf)
-	res, _, err := t.wait(s, sl, "recv", fd)
+	res, cf, err := t.wait(s, sl, "recv", fd)
+	t.recvDrained = sys.CQEFlags(cf)&sys.CQEFSockNonempty == 0
 	return int(res), err
 }
 

@@ -24,6 +24,7 @@ type T struct {
 	finished    bool
 	parkKind    uint8
 	directRun   uint8 // socket calls completed directly in a row (see direct)
+	recvDrained bool  // its last Recv emptied the socket: the next one skips the direct try
 	hasDeadline bool
 	cancellable bool
 	chanClosed  bool   // woken from a Send by Close
