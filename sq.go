@@ -40,13 +40,11 @@ func (r *Ring) GetSQE128() (*sys.SQE128, error) {
 	if r.sq.shift == 0 {
 		return nil, &OptionError{"GetSQE128", "the ring was not created WithSQE128"}
 	}
-	s, err := r.GetSQE()
-	if err != nil {
+	if _, err := r.GetSQE(); err != nil { // zeroes the first 64 bytes
 		return nil, err
 	}
 	big := sys.SQE128At(r.sq.sqes, ((r.sq.sqeTail-1)&r.sq.mask)<<1)
 	big.Cmd = [64]byte{}
-	_ = s
 	return big, nil
 }
 
