@@ -156,14 +156,16 @@ func (r *Ring) submit(waitNr uint32) (int, error) {
 		if n > 0 {
 			total += n
 		}
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EINTR) {
+		if err != nil && !errors.Is(err, syscall.EINTR) {
 			return total, err
 		}
-		// Interrupted (Go's own signals do this): submit what is left and wait
-		// again; the CQEs that already arrived count.
+		if err == nil && (waitNr == 0 || r.CQReady() >= waitNr) {
+			break
+		}
+		// Interrupted (Go's own signals do this; when it had submitted
+		// something the kernel reports the count, not EINTR, and stops
+		// waiting): submit what is left and wait again; CQEs that already
+		// arrived count.
 		if toSubmit > 0 {
 			toSubmit = r.flushSQ()
 		}
