@@ -22,6 +22,14 @@ while read -r pkg target; do
 	log=$(mktemp)
 	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1
 	rc=$?
+	if [ $rc -ne 0 ] && ! grep -q 'Failing input written to' "$log"; then
+		# No crasher was written: the fuzzing engine itself failed (a worker
+		# it judged hung on a loaded 2-core machine). Say why, and try once more.
+		echo "note $pkg $target: fuzz run failed without a crasher, retrying:"
+		tail -5 "$log" | sed 's/^/    /'
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1
+		rc=$?
+	fi
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
 	execs=${execs:-0}
 	total=$((total + execs))
@@ -29,6 +37,7 @@ while read -r pkg target; do
 		failed+=("$pkg $target")
 		echo "FAIL $pkg $target ($execs execs)"
 		grep -E 'Failing input written to|--- FAIL|panic:|fuzz_test.go|_test.go:[0-9]+' "$log" | head -20 | sed 's/^/    /'
+		tail -5 "$log" | sed 's/^/    /'
 	else
 		echo "ok   $pkg $target: $execs execs in $FUZZTIME"
 	fi
