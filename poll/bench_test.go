@@ -176,40 +176,11 @@ func rawLoop(b *testing.B, fd, batch int, st Strategy) error {
 		return err
 	}
 	defer r.Close()
-	bufs := make([][4096]byte, batch)
 	cqes := make([]sys.CQE, 256)
-	var off int64
 	b.ResetTimer()
-	for left := b.N; left > 0; {
-		k := min(batch, left)
-		for i := 0; i < k; i++ {
-			s, err := r.GetSQE()
-			if err != nil {
-				return err
-			}
-			if fd < 0 {
-				*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: uint64(i)}
-			} else {
-				*s = sys.SQE{Opcode: sys.OpRead, Fd: int32(fd), Addr: sys.SliceAddr(bufs[i][:]), Len: 4096, Off: uint64(off), UserData: uint64(i)}
-				off = (off + 4096) % benchFileSize
-			}
-		}
-		if _, err := r.SubmitAndWait(uint32(k)); err != nil {
-			return err
-		}
-		for got := 0; got < k; {
-			n := r.Reap(cqes)
-			for _, c := range cqes[:n] {
-				if c.Res < 0 {
-					return fmt.Errorf("res %d", c.Res)
-				}
-			}
-			got += n
-		}
-		left -= k
-	}
+	err = rawOps(r, fd, batch, b.N, cqes)
 	b.StopTimer()
-	return nil
+	return err
 }
 
 // BenchmarkRoundTrip: Do(NOP) from another goroutine, waiting each time,
