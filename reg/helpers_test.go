@@ -77,23 +77,10 @@ func noCQE(t *testing.T, r *uring.Ring) {
 	}
 }
 
-// pipe returns a pipe closed at the end of the test.
-func pipe(t *testing.T) (rd, wr int) {
-	t.Helper()
-	var p [2]int
-	require.NoError(t, unix.Pipe2(p[:], unix.O_CLOEXEC))
-	t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
-	return p[0], p[1]
-}
+// pipe and socketpair: fds closed at the end of the test.
+func pipe(t *testing.T) (rd, wr int) { return testutil.Pipe(t) }
 
-// socketpair returns a connected pair of the given type, closed at the end.
-func socketpair(t *testing.T, typ int) (a, b int) {
-	t.Helper()
-	p, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
-	return p[0], p[1]
-}
+func socketpair(t *testing.T, typ int) (a, b int) { return testutil.Socketpair(t, typ) }
 
 // tempFile returns an open read-write temporary file.
 func tempFile(t *testing.T) *os.File {

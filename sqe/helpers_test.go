@@ -132,23 +132,10 @@ func cpath(t *testing.T, p string) []byte {
 	return b
 }
 
-// pipe returns a pipe closed at the end of the test.
-func pipe(t *testing.T) (r, w int) {
-	t.Helper()
-	var p [2]int
-	require.NoError(t, unix.Pipe2(p[:], unix.O_CLOEXEC))
-	t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
-	return p[0], p[1]
-}
+// pipe and socketpair: fds closed at the end of the test.
+func pipe(t *testing.T) (r, w int) { return testutil.Pipe(t) }
 
-// socketpair returns a connected AF_UNIX stream pair, closed at the end.
-func socketpair(t *testing.T, typ int) (a, b int) {
-	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
-	return fds[0], fds[1]
-}
+func socketpair(t *testing.T, typ int) (a, b int) { return testutil.Socketpair(t, typ) }
 
 // closeLater closes fd at the end of the test.
 func closeLater(t *testing.T, fd int) {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -41,13 +40,7 @@ func runTask(tb testing.TB, ex *Executor, fn func(t *T) error) error {
 }
 
 // pipe returns the fds of a pipe closed at the end of the test.
-func pipe(tb testing.TB) (r, w int) {
-	tb.Helper()
-	pr, pw, err := os.Pipe()
-	require.NoError(tb, err)
-	tb.Cleanup(func() { pr.Close(); pw.Close() })
-	return int(pr.Fd()), int(pw.Fd())
-}
+func pipe(tb testing.TB) (r, w int) { return testutil.Pipe(tb) }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
