@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"strconv"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -76,6 +78,30 @@ func Setsockopt(s *sys.SQE, fd, level, optname int, optval []byte) error {
 		return err
 	}
 	sockCmd(s, fd, sys.SocketUringOpSetsockopt, level, optname, optval)
+	return nil
+}
+
+// Getsockname prepares getsockname(2) (peer: getpeername(2)) of socket fd
+// into *sa, with *salen set to sizeof(*sa) first and updated to the
+// address's length: SOCKET_URING_OP_GETSOCKNAME, IORING_OP_URING_CMD,
+// Linux 6.19 (older kernels complete it with EOPNOTSUPP). It works on a
+// fixed-file slot too, where getsockname(2) cannot. The kernel writes *sa
+// and *salen until the CQE.
+func Getsockname(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, peer bool) error {
+	if err := checkFd("Getsockname", "fd", fd); err != nil {
+		return err
+	}
+	switch {
+	case sa == nil:
+		return argErr("Getsockname", "sa", "is nil")
+	case salen == nil:
+		return argErr("Getsockname", "salen", "is nil")
+	}
+	prep(s, sys.OpUringCmd, fd, ptrOf(sa), 0, uint64(sys.SocketUringOpGetsockname))
+	s.Addr3 = ptrOf(salen)
+	if peer {
+		s.FileIndex = 1 // the optlen field: 1 asks for the peer's name
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -230,4 +231,30 @@ func TestExecEpoll(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n, "deleted")
 	runtime.KeepAlive(&ev)
+}
+
+// TestExecGetsockname reads a TCP socket's own and peer address through
+// URING_CMD: Linux 6.19 has it; older kernels must refuse it cleanly with
+// EOPNOTSUPP (which is also how a program learns it is missing).
+func TestExecGetsockname(t *testing.T) {
+	r := newRing(t)
+	c, s := tcpPair(t)
+	var sa unix.RawSockaddrAny
+	salen := uint32(unix.SizeofSockaddrAny)
+	res := run(t, r, func(e *sys.SQE) error { return sqe.Getsockname(e, c, &sa, &salen, false) })
+	if has, err := feature.KernelAtLeast("6.19"); err == nil && !has {
+		require.Equal(t, unix.EOPNOTSUPP, errno(res), "before 6.19 the socket command does not exist")
+		t.Skipf("skipped: kernel %s lacks SOCKET_URING_OP_GETSOCKNAME (6.19): EOPNOTSUPP", feature.KernelRelease())
+	}
+	require.Equal(t, int32(0), res.Res, "errno %v", errno(res))
+	require.Equal(t, uint32(unix.SizeofSockaddrInet4), salen)
+	port := func() int { return int(uint8(sa.Addr.Data[0]))<<8 | int(uint8(sa.Addr.Data[1])) }
+	require.Equal(t, uint16(unix.AF_INET), sa.Addr.Family)
+	require.Equal(t, localPort(t, c), port())
+
+	salen = uint32(unix.SizeofSockaddrAny)
+	require.Equal(t, 0, runOK(t, r, func(e *sys.SQE) error { return sqe.Getsockname(e, c, &sa, &salen, true) }))
+	require.Equal(t, localPort(t, s), port(), "the peer of the client is the server side")
+	runtime.KeepAlive(&sa)
+	runtime.KeepAlive(&salen)
 }

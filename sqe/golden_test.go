@@ -147,6 +147,7 @@ func goldens() []golden {
 		{"SocketDirect", func(s *sys.SQE) error { return sqe.SocketDirect(s, unix.AF_UNIX, unix.SOCK_DGRAM, 0, sqe.AllocSlot) }, sys.SQE{Opcode: sys.OpSocket, Fd: unix.AF_UNIX, Off: unix.SOCK_DGRAM, FileIndex: sys.FileIndexAlloc}},
 		{"SockInq", func(s *sys.SQE) error { return sqe.SockInq(s, 7) }, sys.SQE{Opcode: sys.OpUringCmd, Fd: 7, Off: uint64(sys.SocketUringOpSIOCINQ)}},
 		{"SockOutq", func(s *sys.SQE) error { return sqe.SockOutq(s, 7) }, sys.SQE{Opcode: sys.OpUringCmd, Fd: 7, Off: uint64(sys.SocketUringOpSIOCOUTQ)}},
+		{"Getsockname", func(s *sys.SQE) error { return sqe.Getsockname(s, 7, &gAny, &gSalen, true) }, sys.SQE{Opcode: sys.OpUringCmd, Fd: 7, Off: uint64(sys.SocketUringOpGetsockname), Addr: p(&gAny), Addr3: p(&gSalen), FileIndex: 1}},
 		{"Getsockopt", func(s *sys.SQE) error { return sqe.Getsockopt(s, 7, unix.SOL_SOCKET, unix.SO_RCVBUF, gBuf[:4]) }, sys.SQE{Opcode: sys.OpUringCmd, Fd: 7, Off: uint64(sys.SocketUringOpGetsockopt), Addr: unix.SOL_SOCKET | unix.SO_RCVBUF<<32, FileIndex: 4, Addr3: a(gBuf)}},
 		{"Setsockopt", func(s *sys.SQE) error { return sqe.Setsockopt(s, 7, unix.SOL_SOCKET, unix.SO_SNDBUF, gBuf[:4]) }, sys.SQE{Opcode: sys.OpUringCmd, Fd: 7, Off: uint64(sys.SocketUringOpSetsockopt), Addr: unix.SOL_SOCKET | unix.SO_SNDBUF<<32, FileIndex: 4, Addr3: a(gBuf)}},
 		{"UringCmd", func(s *sys.SQE) error { return sqe.UringCmd(s, 7, 0x1234, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9}) }, sys.SQE{Opcode: sys.OpUringCmd, Fd: 7, Off: 0x1234, Addr3: 0x0807060504030201, Pad2: 0x09}},

@@ -108,7 +108,7 @@ const (
 	SocketUringOpGetsockopt  uint32 = 2 // SOCKET_URING_OP_GETSOCKOPT [6.7]
 	SocketUringOpSetsockopt  uint32 = 3 // SOCKET_URING_OP_SETSOCKOPT [6.7]
 	SocketUringOpTXTimestamp uint32 = 4 // SOCKET_URING_OP_TX_TIMESTAMP [6.16]
-	SocketUringOpGetsockname uint32 = 5 // SOCKET_URING_OP_GETSOCKNAME [6.18]
+	SocketUringOpGetsockname uint32 = 5 // SOCKET_URING_OP_GETSOCKNAME [6.19]
 )
 
 // RWAttrFlagPI goes in attr_type_mask of a read/write with attributes.

@@ -148,7 +148,9 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 	if testing.Short() {
 		idle = time.Second
 	}
-	const prompt = 100 * time.Millisecond
+	// Well above scheduling noise on a loaded CI machine, far below the
+	// 30 s kernel wait the loop is given: a late wakeup cannot pass.
+	const prompt = 1500 * time.Millisecond
 	t.Run("task", func(t *testing.T) {
 		t.Parallel()
 		ex, err := task.NewExecutor()
@@ -175,7 +177,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 	})
 	t.Run("poll", func(t *testing.T) {
 		t.Parallel()
-		l, err := poll.New(poll.Config{})
+		l, err := poll.New(poll.Config{WaitTimeout: 30 * time.Second})
 		require.NoError(t, err)
 		defer l.Close()
 		pr, pw := rawPipe(t, 0)
