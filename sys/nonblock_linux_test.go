@@ -3,6 +3,9 @@
 package sys
 
 import (
+	"bytes"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,4 +34,53 @@ func TestRecvSendNonblock(t *testing.T) {
 		}
 	}
 	require.ErrorIs(t, err, unix.EAGAIN, "a full socket says EAGAIN instead of blocking")
+}
+
+// TestPreadNowait: cached data comes back at once (at an offset and at
+// the file position); evicted data is EAGAIN, never a wait; errors are bare
+// errnos and the EAGAIN path allocates nothing.
+func TestPreadNowait(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "nowait")
+	require.NoError(t, err)
+	defer f.Close()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	_, err = f.Write(data)
+	require.NoError(t, err)
+	fd := int(f.Fd())
+
+	buf := make([]byte, 4096)
+	n, err := PreadNowait(fd, buf, 8192)
+	require.NoError(t, err)
+	require.Equal(t, 4096, n)
+	require.Equal(t, data[8192:8192+4096], buf)
+
+	_, err = f.Seek(100, io.SeekStart)
+	require.NoError(t, err)
+	n, err = PreadNowait(fd, buf[:10], -1)
+	require.NoError(t, err)
+	require.Equal(t, data[100:110], buf[:10])
+	pos, err := f.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	require.Equal(t, int64(110), pos, "offset -1 reads at and advances the file position")
+
+	n, err = PreadNowait(fd, buf, int64(len(data)))
+	require.NoError(t, err)
+	require.Zero(t, n, "end of file")
+
+	// Written back and dropped from the page cache: the read would wait.
+	// (tmpfs pages live only in the cache: nothing to drop there.)
+	var st unix.Statfs_t
+	require.NoError(t, unix.Fstatfs(fd, &st))
+	if st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC {
+		t.Logf("%s is on tmpfs: the EAGAIN half needs a disk-backed TMPDIR", f.Name())
+		return
+	}
+	require.NoError(t, f.Sync())
+	require.NoError(t, unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED))
+	_, err = PreadNowait(fd, buf, 32768)
+	require.Equal(t, unix.EAGAIN, err)
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = PreadNowait(fd, buf, 32768) }))
+
+	_, err = PreadNowait(-1, buf, 0)
+	require.Equal(t, unix.EBADF, err)
 }

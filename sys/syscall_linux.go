@@ -212,6 +212,28 @@ func RecvNonblock(fd int, b []byte) (int, error) {
 	return int(n), nil
 }
 
+// PreadNowait reads into b at off (-1: the file position) without
+// waiting (preadv2(2) with RWF_NOWAIT, Linux 4.14): it returns what the page
+// cache holds now, possibly short, or EAGAIN when the read would have to
+// wait for the device or a lock. For buffered files: on an O_DIRECT file
+// RWF_NOWAIT only avoids lock waits and the call still waits for the
+// device. The error is the bare unix.Errno so the EAGAIN path allocates
+// nothing.
+func PreadNowait(fd int, b []byte, off int64) (int, error) {
+	var iov unix.Iovec
+	if len(b) > 0 {
+		iov.Base = &b[0]
+		iov.SetLen(len(b))
+	}
+	// pos_l, pos_h: the high half is only used where long is 32 bits.
+	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	n, _, errno := unix.Syscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_NOWAIT)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
 // SendNonblock sends b on a socket without blocking (send(2) with
 // MSG_DONTWAIT|MSG_NOSIGNAL); EAGAIN means the socket buffer is full. The
 // error is the bare unix.Errno.

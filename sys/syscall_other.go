@@ -66,3 +66,5 @@ func Eventfd(name string) (*os.File, int, error) {
 func RecvNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
 
 func SendNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
+
+func PreadNowait(fd int, b []byte, off int64) (int, error) { return 0, errNoSys }

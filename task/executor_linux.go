@@ -122,6 +122,7 @@ type execStats struct {
 	msArms    int // multishot requests armed (first time and re-armed)
 	msRearms  int // of which after ENOBUFS
 	msPutErrs int // buffers a multishot iterator failed to put back (never expected)
+	cacheHits int // ReadCached calls served by the page cache without the ring
 }
 
 // NewExecutor starts an executor: a goroutine locked to its OS thread that

@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
+
+	"github.com/pure-uring/uring/sys"
 )
 
 // File is a file whose reads and writes go through the runtime. It
@@ -17,6 +20,9 @@ type File struct {
 	ex   *Executor
 	fd   int
 	name string
+	// Buffered (not O_DIRECT): ReadAt first tries the page cache from the
+	// calling goroutine.
+	cached bool
 
 	mu     sync.Mutex
 	off    int64
@@ -31,7 +37,7 @@ func (rt *Runtime) OpenFile(name string, flags int, perm os.FileMode) (*File, er
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &File{rt: rt, ex: ex, fd: fd, name: name}, nil
+	return &File{rt: rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0}, nil
 }
 
 // Fd returns the file descriptor.
@@ -48,13 +54,32 @@ func (f *File) begin() error {
 }
 
 // ReadAt reads len(b) bytes at off (fewer only at end of file, with io.EOF).
+// On a buffered file what the page cache holds is read by the calling
+// goroutine itself (preadv2 with RWF_NOWAIT), without a trip to the
+// executor; the rest, if any, goes through the ring.
 func (f *File) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &ArgError{"File.ReadAt", "off", "is negative"}
+	}
 	if err := f.begin(); err != nil {
 		return 0, &os.PathError{Op: "read", Path: f.name, Err: err}
 	}
 	defer f.ops.Done()
+	done := 0
+	if f.cached && len(b) > 0 {
+		n, err := sys.PreadNowait(f.fd, b, off)
+		switch {
+		case err != nil: // EAGAIN (not cached) or an error the ring reports
+		case n == len(b):
+			return n, nil
+		case n == 0:
+			return 0, io.EOF
+		default:
+			done = n // partly cached, or at end of file: the ring says which
+		}
+	}
 	n, err := call(f.ex, context.Background(), func(t *T) (int, error) {
-		total := 0
+		total := done
 		for total < len(b) {
 			n, err := t.Read(f.fd, b[total:], off+int64(total))
 			if err != nil {
@@ -75,6 +100,9 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 
 // WriteAt writes all of b at off.
 func (f *File) WriteAt(b []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &ArgError{"File.WriteAt", "off", "is negative"}
+	}
 	if err := f.begin(); err != nil {
 		return 0, &os.PathError{Op: "write", Path: f.name, Err: err}
 	}

@@ -351,7 +351,7 @@ func (rc rrConfig) task() (sample, error) {
 				for i := range hs {
 					worker := e + i*rc.execs
 					hs[i] = task.Spawn(t, func(t *task.T) (int64, error) {
-						return rrTask(t, fd, bufs, i, worker, rc.blocks, deadline)
+						return rrTask(t, fd, bufs, rc.mode == "buffered", i, worker, rc.blocks, deadline)
 					})
 				}
 				var errs []error
@@ -378,14 +378,18 @@ func (rc rrConfig) task() (sample, error) {
 	return perSec(float64(total), el), nil
 }
 
-func rrTask(t *task.T, fd int, bufs *reg.Buffers, slot, worker int, blocks int64, deadline time.Time) (int64, error) {
+func rrTask(t *task.T, fd int, bufs *reg.Buffers, cached bool, slot, worker int, blocks int64, deadline time.Time) (int64, error) {
 	r := newRng(worker)
 	var n int64
 	if bufs == nil {
 		buf := alignedBuf(readSize, readSize)
+		read := t.Read
+		if cached { // page cache: a lone read skips the ring
+			read = t.ReadCached
+		}
 		for {
 			for k := 0; k < 64; k++ {
-				if _, err := t.Read(fd, buf, r.next(blocks)*readSize); err != nil {
+				if _, err := read(fd, buf, r.next(blocks)*readSize); err != nil {
 					return n, err
 				}
 			}

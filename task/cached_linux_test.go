@@ -1,0 +1,185 @@
+//go:build linux
+
+package task
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// cachedFile writes 64 KiB of a pattern to a new file, which stays in
+// the page cache, and returns it with its contents.
+func cachedFile(t *testing.T) (*os.File, []byte) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "cached"))
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	data := make([]byte, 64<<10)
+	for i := range data {
+		data[i] = byte(i*7 + i>>8)
+	}
+	_, err = f.Write(data)
+	require.NoError(t, err)
+	return f, data
+}
+
+// evict writes f back and drops it from the page cache; false on tmpfs,
+// whose pages cannot be dropped.
+func evict(t *testing.T, f *os.File) bool {
+	t.Helper()
+	var st unix.Statfs_t
+	require.NoError(t, unix.Fstatfs(int(f.Fd()), &st))
+	if st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC {
+		t.Logf("%s is on tmpfs: the cache-miss half needs a disk-backed TMPDIR", f.Name())
+		return false
+	}
+	require.NoError(t, f.Sync())
+	require.NoError(t, unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED))
+	return true
+}
+
+// ReadCached by a lone task is served by the page cache directly (all but
+// the reads the direct budget sends to the ring), with the bytes a ring
+// read returns; tasks reading together go through the ring as one batch;
+// a miss and an error take the ring.
+func TestReadCached(t *testing.T) {
+	ex := newExec(t)
+	f, data := cachedFile(t)
+	fd := int(f.Fd())
+	const reads = 40
+	var hits int
+	require.NoError(t, runTask(t, ex, func(t *T) error {
+		before := t.ex.stats.cacheHits
+		buf := make([]byte, 4096)
+		for i := range reads {
+			off := int64(i%15) * 4096
+			n, err := t.ReadCached(fd, buf, off)
+			if err != nil || n != len(buf) || !bytes.Equal(buf, data[off:off+4096]) {
+				return sprintErr(sprintf("read %d", i), n, err)
+			}
+		}
+		// At end of file: short, then 0.
+		n, err := t.ReadCached(fd, buf, int64(len(data)-100))
+		if err != nil || n != 100 || !bytes.Equal(buf[:100], data[len(data)-100:]) {
+			return sprintErr("tail", n, err)
+		}
+		if n, err = t.ReadCached(fd, buf, int64(len(data))); err != nil || n != 0 {
+			return sprintErr("eof", n, err)
+		}
+		hits = t.ex.stats.cacheHits - before
+		return nil
+	}))
+	require.Greater(t, hits, reads-5, "a lone task's cached reads skip the ring")
+	require.Less(t, hits, reads+2, "every directBudget-th read goes through the ring")
+
+	// Eight tasks at once: each read is queued with the others' (nothing
+	// is alone), so all go through the ring, in one submit.
+	require.NoError(t, runTask(t, ex, func(t *T) error {
+		before := t.ex.stats.cacheHits
+		hs := make([]*Handle[int], 8)
+		for i := range hs {
+			hs[i] = Spawn(t, func(t *T) (int, error) {
+				buf := make([]byte, 4096)
+				n, err := t.ReadCached(fd, buf, int64(i)*4096)
+				if err == nil && !bytes.Equal(buf, data[i*4096:(i+1)*4096]) {
+					return n, sprintErr("batched bytes", n, err)
+				}
+				return n, err
+			})
+		}
+		for _, h := range hs {
+			if n, err := h.Join(t); err != nil || n != 4096 {
+				return sprintErr("join", n, err)
+			}
+		}
+		if d := t.ex.stats.cacheHits - before; d != 0 {
+			return sprintErr("batched reads served directly", d, nil)
+		}
+		return nil
+	}))
+
+	err := runTask(t, ex, func(t *T) error {
+		_, err := t.ReadCached(1<<20, make([]byte, 8), 0)
+		return err
+	})
+	var oe *OpError
+	require.ErrorAs(t, err, &oe, "errors are the ring's")
+	require.ErrorIs(t, err, unix.EBADF)
+	err = runTask(t, ex, func(t *T) error {
+		_, err := t.ReadCached(-1, make([]byte, 8), 0)
+		return err
+	})
+	var ae *ArgError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "ReadCached", ae.Func)
+
+	if !evict(t, f) {
+		return
+	}
+	require.NoError(t, runTask(t, ex, func(t *T) error {
+		before := t.ex.stats.cacheHits
+		buf := make([]byte, 4096)
+		n, err := t.ReadCached(fd, buf, 32768)
+		if err != nil || n != 4096 || !bytes.Equal(buf, data[32768:32768+4096]) {
+			return sprintErr("miss", n, err)
+		}
+		if d := t.ex.stats.cacheHits - before; d != 0 {
+			return sprintErr("a page-cache miss served directly", d, nil)
+		}
+		return nil
+	}))
+}
+
+// File.ReadAt on a buffered file reads cached data on the calling
+// goroutine (no allocation: no trip to the executor), stops with io.EOF at
+// the end, and reads what is not cached through the ring.
+func TestFileReadAtCached(t *testing.T) {
+	rt := newRuntime(t, 1)
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := rt.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer f.Close()
+	data := bytes.Repeat([]byte("uring cached read "), 2000) // 36000 bytes
+	n, err := f.WriteAt(data, 0)
+	require.NoError(t, err)
+	require.Equal(t, len(data), n)
+
+	b := make([]byte, 4096)
+	n, err = f.ReadAt(b, 1000)
+	require.NoError(t, err)
+	require.Equal(t, data[1000:1000+4096], b[:n])
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		if n, err := f.ReadAt(b, 8192); err != nil || n != len(b) {
+			panic(sprintErr("ReadAt", n, err))
+		}
+	}), "a cached ReadAt stays on the calling goroutine")
+
+	n, err = f.ReadAt(b, int64(len(data)-10))
+	require.ErrorIs(t, err, io.EOF)
+	require.Equal(t, data[len(data)-10:], b[:n])
+	n, err = f.ReadAt(b, int64(len(data)))
+	require.ErrorIs(t, err, io.EOF)
+	require.Zero(t, n)
+
+	_, err = f.ReadAt(b, -1)
+	var ae *ArgError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "off", ae.Arg)
+	_, err = f.WriteAt(b, -1)
+	require.ErrorAs(t, err, &ae)
+
+	osf, err := os.Open(path)
+	require.NoError(t, err)
+	defer osf.Close()
+	if evict(t, osf) {
+		n, err = f.ReadAt(b, 20000)
+		require.NoError(t, err)
+		require.Equal(t, data[20000:20000+4096], b[:n], "a miss is read through the ring")
+	}
+}
