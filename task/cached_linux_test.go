@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -119,18 +120,31 @@ func TestReadCached(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, "ReadCached", ae.Func)
 
+	// A read that would wait (an empty pipe: EAGAIN) goes through the ring
+	// and completes when data comes.
+	pr, pw := pipe(t)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		_, _ = unix.Write(pw, []byte("late"))
+	}()
+	got := make([]byte, 8)
+	require.NoError(t, runTask(t, ex, func(t *T) error {
+		n, err := t.ReadCached(pr, got, CurrentPos)
+		got = got[:n]
+		return err
+	}))
+	require.Equal(t, "late", string(got))
+
+	// Evicted: a miss is read through the ring (or, when the readahead the
+	// miss started is already done, directly) — the bytes are right.
 	if !evict(t, f) {
 		return
 	}
 	require.NoError(t, runTask(t, ex, func(t *T) error {
-		before := t.ex.stats.cacheHits
 		buf := make([]byte, 4096)
 		n, err := t.ReadCached(fd, buf, 32768)
 		if err != nil || n != 4096 || !bytes.Equal(buf, data[32768:32768+4096]) {
 			return sprintErr("miss", n, err)
-		}
-		if d := t.ex.stats.cacheHits - before; d != 0 {
-			return sprintErr("a page-cache miss served directly", d, nil)
 		}
 		return nil
 	}))
@@ -180,6 +194,6 @@ func TestFileReadAtCached(t *testing.T) {
 	if evict(t, osf) {
 		n, err = f.ReadAt(b, 20000)
 		require.NoError(t, err)
-		require.Equal(t, data[20000:20000+4096], b[:n], "a miss is read through the ring")
+		require.Equal(t, data[20000:20000+4096], b[:n], "a miss (through the ring, or direct once readahead is done) reads the right bytes")
 	}
 }
