@@ -27,6 +27,13 @@ type BufferConfig struct {
 	Huge  bool // back the memory with 2 MiB huge pages (needs vm.nr_hugepages)
 	// Sparse registers Count empty slots; memory is attached with Update.
 	Sparse bool
+	// Tags is nil, or one tag per slot (len(Tags) == Count); 0 = no tag.
+	// A nonzero tag makes the kernel post a CQE with user_data = tag,
+	// res = 0, flags = 0 on the ring's CQ when that slot's buffer is
+	// released (see UpdateTagged). An empty slot (Sparse) cannot carry a
+	// tag. The application's reaper must tell these CQEs from request
+	// CQEs: reserve a user_data range for tags.
+	Tags []uint64
 }
 
 // slotRange is the part of the mapping a slot covers; n = 0: empty.
@@ -58,7 +65,7 @@ type Buffers struct {
 // RegisterBuffers maps cfg.Count*cfg.Size bytes off the Go heap and
 // registers them as cfg.Count buffers of cfg.Size bytes
 // (IORING_REGISTER_BUFFERS2, Linux 5.13), or as cfg.Count empty slots when
-// cfg.Sparse is set (Linux 5.19).
+// cfg.Sparse is set (Linux 5.19), with cfg.Tags, if any.
 func RegisterBuffers(t Target, cfg BufferConfig) (*Buffers, error) {
 	const fn = "RegisterBuffers"
 	if cfg.Count <= 0 || cfg.Count > maxRegBuffers {
@@ -66,6 +73,9 @@ func RegisterBuffers(t Target, cfg BufferConfig) (*Buffers, error) {
 	}
 	if cfg.Size <= 0 || cfg.Size > maxBufferSize {
 		return nil, argErr(fn, "Size", eq(cfg.Size)+" is not in [1, 1 GiB]")
+	}
+	if err := checkTags(fn, cfg); err != nil {
+		return nil, err
 	}
 	m, err := mapAnon(fn, cfg.Count*cfg.Size, cfg.Huge)
 	if err != nil {
@@ -86,6 +96,7 @@ func RegisterBuffers(t Target, cfg BufferConfig) (*Buffers, error) {
 	}
 	var p runtime.Pinner
 	rr.Data = addrOf(&p, iov)
+	rr.Tags = addrOf(&p, cfg.Tags)
 	_, err = register(t, sys.RegisterBuffers2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
 	p.Unpin()
 	if err != nil {
@@ -143,15 +154,23 @@ func (b *Buffers) Validate(index, off, n int) error {
 }
 
 // Update registers mem in slot index (IORING_REGISTER_BUFFERS_UPDATE, Linux
-// 5.13); nil empties the slot. mem must lie inside Memory(). A request
-// already using the old buffer keeps it until it completes.
+// 5.13), without a tag; nil empties the slot. mem must lie inside Memory().
+// A request already using the old buffer keeps it until it completes; the
+// old buffer's tag, if any, is posted then (see UpdateTagged).
 func (b *Buffers) Update(index int, mem []byte) error {
-	const fn = "Buffers.Update"
+	return b.update("Buffers.Update", index, mem, 0)
+}
+
+// update is Update with the tag of the new buffer (0 = none).
+func (b *Buffers) update(fn string, index int, mem []byte, tag uint64) error {
 	if b.unreg.Load() {
 		return ErrUnregistered
 	}
 	if index < 0 || index >= len(b.slots) {
 		return argErr(fn, "index", eq(index)+" is out of range [0, "+itoa(len(b.slots))+")")
+	}
+	if mem == nil && tag != 0 {
+		return argErr(fn, "tag", "= "+hex(tag)+" is set but mem is nil: an empty slot cannot carry a tag")
 	}
 	var s slotRange
 	iov := make([]unix.Iovec, 1)
@@ -167,6 +186,10 @@ func (b *Buffers) Update(index int, mem []byte) error {
 	var p runtime.Pinner
 	defer p.Unpin()
 	up := sys.RsrcUpdate2{Offset: uint32(index), Data: addrOf(&p, iov), Nr: 1}
+	if tag != 0 {
+		tags := []uint64{tag}
+		up.Tags = addrOf(&p, tags)
+	}
 	if _, err := register(b.t, sys.RegisterBuffersUpdate, &up, uint32(sys.SizeOf[sys.RsrcUpdate2]())); err != nil {
 		return err
 	}
@@ -178,6 +201,9 @@ func (b *Buffers) Update(index int, mem []byte) error {
 // Linux 6.12). With replace, buffers dst already has are replaced (Linux
 // 6.13); without it dst must have none. The clone shares the memory: it is
 // unmapped when the original and every clone are unregistered and drained.
+// Tags are not cloned: the clone's slots have none, and the original's
+// tags are posted (on the original's ring) when the original releases its
+// slots, even while the clone still uses the memory.
 func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 	if b.unreg.Load() {
 		return nil, ErrUnregistered
@@ -224,7 +250,9 @@ func (b *Buffers) InFlight() int64 { return b.inflight.Load() }
 
 // Unregister drops the ring's buffer table (IORING_UNREGISTER_BUFFERS) and
 // unmaps the memory as soon as no acquired request remains (at once when
-// none is in flight). Buf and Memory return nil after that.
+// none is in flight). Buf and Memory return nil after that. Each slot with
+// a nonzero tag posts its tag CQE when its buffer is released: during the
+// call when no request uses it, else when the last one completes.
 func (b *Buffers) Unregister() error {
 	if b.unreg.Load() {
 		return ErrUnregistered

@@ -45,7 +45,9 @@
 // Fixed-file slots are sqe.Slot values, never bare ints. A slot registered
 // with a nonzero tag posts a CQE with user_data = tag and res = 0 once the
 // file has really left the table: after an update or unregister replaced
-// it and every request still using it has completed.
+// it and every request still using it has completed. Fixed buffers take
+// tags the same way (BufferConfig.Tags, Buffers.UpdateTagged). Tag CQEs
+// arrive on the ring's CQ among request CQEs: reserve a user_data range.
 //
 // # Threads
 //
