@@ -140,6 +140,7 @@ func (t *T) WriteSlot(slot sqe.Slot, buf []byte, off int64) (int, error) {
 // fillIov builds the slot's iovec array for bufs (reused: no allocation
 // once it is large enough) and pins every buffer and the array.
 func (sl *opSlot) fillIov(bufs [][]byte) ([]unix.Iovec, error) {
+	sl.heavy = true
 	iov, err := sqe.Iovecs(sl.iov, bufs)
 	if err != nil {
 		return nil, err
@@ -268,7 +269,7 @@ func (t *T) Statx(dirfd int, path string, flags int, mask uint32, st *unix.Statx
 	if err := sqe.Statx(s, dirfd, sl.path, flags, mask, st); err != nil {
 		return t.abandon(s, sl, "Statx", err)
 	}
-	sl.ptr = st
+	sl.ptr, sl.heavy = st, true
 	sl.pinPtr(st)
 	_, _, err = t.wait(s, sl, "statx", dirfd)
 	return err

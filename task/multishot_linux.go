@@ -159,7 +159,7 @@ func (m *multishot) arm() error {
 	}
 	s.UserData = sl.ud()
 	sl.kind |= slotMultishot
-	sl.multi = m
+	sl.multi, sl.heavy = m, true
 	m.sl = sl
 	t.ex.stats.msArms++
 	return nil

@@ -385,7 +385,7 @@ func (ex *Executor) connStart(r *connReq) {
 	if r.opDl != 0 {
 		ex.linkTimeout(s, sl, time.Unix(0, r.opDl))
 	}
-	sl.req = r
+	sl.req, sl.heavy = r, true
 	r.sl, r.slGen = sl, sl.gen
 }
 

@@ -48,6 +48,7 @@ type opSlot struct {
 
 	pin    runtime.Pinner
 	pinned bool
+	heavy  bool // holds references beyond buf, t and out: freeSlot clears them
 
 	// References the kernel may use until the CQE.
 	buf   []byte
@@ -94,12 +95,15 @@ func (ex *Executor) freeSlot(sl *opSlot) {
 		sl.pin.Unpin()
 		sl.pinned = false
 	}
-	sl.buf, sl.bufs, sl.ptr, sl.t, sl.out, sl.multi, sl.req = nil, nil, nil, nil, nil, nil, nil
-	sl.path, sl.path2 = sl.path[:0], sl.path2[:0]
-	for i := range sl.iov {
-		sl.iov[i] = unix.Iovec{}
+	sl.buf, sl.t, sl.out = nil, nil, nil
+	if sl.heavy {
+		sl.bufs, sl.ptr, sl.multi, sl.req = nil, nil, nil, nil
+		for i := range sl.iov {
+			sl.iov[i] = unix.Iovec{}
+		}
+		sl.msg = unix.Msghdr{}
+		sl.heavy = false
 	}
-	sl.msg = unix.Msghdr{}
 	sl.kind, sl.cancelled, sl.linkedTO, sl.zcHave = 0, false, false, false
 	sl.inUse = false
 	sl.gen++
@@ -317,6 +321,23 @@ func (t *T) sqeFor(sl *opSlot, name string, fd int) (*sys.SQE, error) {
 // start checks that t may await and hands out a slot and an SQE (for a
 // builder of package sqe to fill; wait sets its user_data).
 func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
+	// The common case in one step: nothing to check (no cancellable
+	// context, no deadline, executor open), a pooled slot, room in the SQ.
+	ex := t.ex
+	if n := len(ex.free); n > 0 && !t.cancellable && !t.hasDeadline && !ex.closing {
+		if s, err := ex.ring.GetSQE(); err == nil {
+			sl := ex.slots[ex.free[n-1]]
+			ex.free = ex.free[:n-1]
+			sl.inUse = true
+			ex.busy++
+			return s, sl, nil
+		}
+	}
+	return t.startSlow(name, fd)
+}
+
+// startSlow is start with every check, and room made in the SQ.
+func (t *T) startSlow(name string, fd int) (*sys.SQE, *opSlot, error) {
 	sl, err := t.slot(name, fd)
 	if err != nil {
 		return nil, nil, err
