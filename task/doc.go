@@ -47,6 +47,13 @@
 //     buffers come from; a yielded []byte is valid until the loop body
 //     returns, then its buffer goes back to the ring (once). Leaving the
 //     loop cancels the request and waits for its last CQE.
+//   - Shortcuts that skip the ring when it would only add a round trip:
+//     Recv and Send first try the socket with MSG_DONTWAIT (a budget sends
+//     every 17th call through the ring); ReadCached, for buffered files,
+//     first tries preadv2(RWF_NOWAIT) when the read would be submitted alone
+//     (nothing else runnable, nothing queued), and File.ReadAt reads what the
+//     page cache holds on the calling goroutine. A call that would block
+//     falls back to the ring, so results and errors are the ring's.
 //   - Every SQE is filled by the builders of package sqe, which check the
 //     arguments; a rejected argument is an *ArgError named after the task
 //     method (unwrapping to unix.EINVAL).
