@@ -36,7 +36,11 @@
 //     Put; Close unmaps once no id is out. An id is never handed out twice;
 //     Put of an id that is not out is an error that changes nothing; a CQE
 //     without IORING_CQE_F_BUFFER (an error CQE) hands out and recycles
-//     nothing.
+//     nothing. TakeBundle decodes a bundle receive's CQE
+//     (IORING_RECVSEND_BUNDLE, Linux 6.10), which names only the first of
+//     the buffers it filled: the pool records which id it wrote at each
+//     ring entry and walks them in ring order. Each buffer is out until
+//     its own Put.
 //   - Region: lives as long as the ring (the kernel has no unregister).
 //
 // Arrays passed to a register call (fds, tags, iovecs) are pinned for the

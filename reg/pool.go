@@ -124,6 +124,7 @@ func (tr *tracker) give(fn string, bid uint16) error {
 type BufPool struct {
 	ring   *BufRing
 	tr     tracker
+	mirror ringMirror // which id the pool wrote at which ring entry, for TakeBundle
 	closed bool
 }
 
@@ -144,15 +145,37 @@ func NewBufPool(t Target, cfg PoolConfig) (*BufPool, error) {
 		tr.m.put()
 		return nil, err
 	}
-	p := &BufPool{ring: ring, tr: tr}
-	for i := 0; i < cfg.Count; i++ {
-		_ = ring.Add(tr.buf(uint16(i)), uint16(i), i)
-	}
-	ring.Advance(cfg.Count)
+	p := &BufPool{ring: ring, tr: tr, mirror: newRingMirror(entries, cfg.Count)}
+	p.fill()
 	return p, nil
 }
 
-// Ring returns the underlying ring.
+// fill puts every buffer in the ring, buffer id i in entry i after the tail.
+func (p *BufPool) fill() {
+	for i := 0; i < p.tr.count; i++ {
+		_ = p.add(uint16(i), i)
+	}
+	p.advance(p.tr.count)
+}
+
+// add stages buffer bid in the ring entry i places after the tail and
+// records it in the mirror.
+func (p *BufPool) add(bid uint16, i int) error {
+	if err := p.ring.Add(p.tr.buf(bid), bid, i); err != nil {
+		return err
+	}
+	p.mirror.wrote(bid, i)
+	return nil
+}
+
+// advance publishes n staged entries.
+func (p *BufPool) advance(n int) {
+	p.ring.Advance(n)
+	p.mirror.advance(n)
+}
+
+// Ring returns the underlying ring, for Head and Tail: entries added to
+// it directly bypass the pool's records of ids and ring entries.
 func (p *BufPool) Ring() *BufRing { return p.ring }
 
 // Group returns the buffer group id.
@@ -190,7 +213,11 @@ func (p *BufPool) Put(bid uint16) error {
 		}
 		return nil
 	}
-	return p.ring.Recycle(p.tr.buf(bid), bid)
+	if err := p.add(bid, 0); err != nil {
+		return err
+	}
+	p.advance(1)
+	return nil
 }
 
 // Unmapped reports whether the buffers have been unmapped (closed and no
