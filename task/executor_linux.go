@@ -69,7 +69,7 @@ type Executor struct {
 	cqes []sys.CQE
 
 	readyq       fifo[*T]
-	newq         fifo[*T]
+	newq         fifo[newTask] // tasks to start, in order
 	idle         []*worker
 	depth        int // coroutines resumed inside one another right now
 	readyOnStack int // woken tasks that are on the resume stack
@@ -123,6 +123,7 @@ type execStats struct {
 	msRearms  int // of which after ENOBUFS
 	msPutErrs int // buffers a multishot iterator failed to put back (never expected)
 	cacheHits int // ReadCached calls served by the page cache without the ring
+	inlined   int // tasks run inline by their joiner
 }
 
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
@@ -238,9 +239,43 @@ func (ex *Executor) resume(t *T) {
 	ex.depth--
 }
 
+// newTask is an entry of the queue of tasks to start: the record and its
+// generation, since a task joined before it started runs inline in its
+// joiner (see inline_linux.go) and can leave a stale entry behind, whose
+// record may be pooled or reused by then.
+type newTask struct {
+	t   *T
+	gen uint32
+}
+
+// pushNew queues the initialised task t to be started.
+func (ex *Executor) pushNew(t *T) { ex.newq.push(newTask{t, t.gen}) }
+
+// popNew takes the next new task that has not started yet.
+func (ex *Executor) popNew() *T {
+	for ex.newq.len() > 0 {
+		if e := ex.newq.pop(); e.t.gen == e.gen && e.t.w == nil && !e.t.finished {
+			return e.t
+		}
+	}
+	return nil
+}
+
+// lastNew reports whether t is the last task queued to start.
+func (ex *Executor) lastNew(t *T) bool {
+	if ex.newq.len() == 0 {
+		return false
+	}
+	e := ex.newq.last()
+	return e.t == t && e.gen == t.gen
+}
+
 // startNew runs the next new task on an idle (or new) worker coroutine.
 func (ex *Executor) startNew() {
-	t := ex.newq.pop()
+	t := ex.popNew()
+	if t == nil {
+		return
+	}
 	var w *worker
 	if n := len(ex.idle); n > 0 {
 		w = ex.idle[n-1]
@@ -465,14 +500,15 @@ func (w *worker) body(yield func(struct{}) bool) {
 		// up to newBatch tasks, since the new ones were queued before it
 		// was woken and a switch per task would double the cost of a spawn.
 		if ex.newq.len() > 0 && !ex.closing && (ex.readyOnStack == 0 || batch < newBatch) {
-			if ex.readyOnStack > 0 {
-				batch++
+			if t := ex.popNew(); t != nil {
+				if ex.readyOnStack > 0 {
+					batch++
+				}
+				w.t, t.w = t, w
+				t.onStack = true
+				ex.tick()
+				continue
 			}
-			t := ex.newq.pop()
-			w.t, t.w = t, w
-			t.onStack = true
-			ex.tick()
-			continue
 		}
 		batch = 0
 		w.t = nil

@@ -34,6 +34,16 @@ func (q *fifo[E]) grow() {
 // peek returns a pointer to the head; q must not be empty.
 func (q *fifo[E]) peek() *E { return &q.buf[q.head] }
 
+// last returns a pointer to the tail; q must not be empty.
+func (q *fifo[E]) last() *E { return &q.buf[(q.head+q.n-1)&(len(q.buf)-1)] }
+
+// dropLast removes the tail; q must not be empty.
+func (q *fifo[E]) dropLast() {
+	var zero E
+	*q.last() = zero
+	q.n--
+}
+
 func (q *fifo[E]) pop() E {
 	var zero E
 	e := q.buf[q.head]

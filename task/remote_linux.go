@@ -112,7 +112,7 @@ func (ex *Executor) drain() {
 				m.t.finish(ErrClosed)
 			} else {
 				ex.linkLive(m.t)
-				ex.newq.push(m.t)
+				ex.pushNew(m.t)
 			}
 		case msgPoke:
 			ex.pokeAll()

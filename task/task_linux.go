@@ -178,7 +178,7 @@ func (ex *Executor) queue(u *T) {
 		return
 	}
 	ex.linkLive(u)
-	ex.newq.push(u)
+	ex.pushNew(u)
 }
 
 // SpawnOn starts fn on ex from any goroutine; wait with h.Wait.
@@ -258,7 +258,13 @@ func (h *Handle[R]) Join(t *T) (R, error) {
 		return h.res, h.err
 	}
 	if !h.finished() {
-		if err := t.waitTask(h.t); err != nil {
+		if u := h.t; t.canRunInline(u) {
+			t.runInline(u)
+			if err := t.check(); err != nil { // cancelled meanwhile: as a wait reports it
+				var zero R
+				return zero, err
+			}
+		} else if err := t.waitTask(u); err != nil {
 			var zero R
 			return zero, err
 		}
