@@ -380,6 +380,13 @@ func TestBufPoolCloseWithBufferOut(t *testing.T) {
 	require.True(t, pool.Unmapped())
 	require.Error(t, pool.Put(bid))
 	require.Error(t, pool.Close())
+	// A late CQE naming a buffer of the unmapped pool: refused, nothing out.
+	_, data, err = pool.Take(4, sys.CQEFBuffer|sys.CQEFlags(bid)<<sys.CQEBufferShift)
+	var ae *reg.ArgError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "pool", ae.Arg)
+	require.Nil(t, data)
+	require.Zero(t, pool.Out())
 }
 
 // Take and Put are on the reaping hot path: no allocations.

@@ -197,6 +197,10 @@ func (p *BufPool) IsOut(bid uint16) bool { return int(bid) < p.tr.count && p.tr.
 // of a buffer the kernel keeps using; the id is out only with the last
 // piece. The slice is valid until Put(bid).
 func (p *BufPool) Take(res int32, flags sys.CQEFlags) (bid uint16, data []byte, err error) {
+	if p.Unmapped() {
+		// Closed with nothing out: the memory a late CQE points into is gone.
+		return 0, nil, argErr("BufPool.Take", "pool", "is closed and its buffers are unmapped")
+	}
 	return p.tr.take("BufPool.Take", res, flags)
 }
 
