@@ -49,6 +49,7 @@ func (gt *groupTask) done(*T)        { gt.g.childDone(gt.err) }
 
 // Go starts fn in the group, from a task of the group's executor.
 func (g *Group) Go(t *T, fn func(*T) error) {
+	t.runBacklog()
 	gt := &groupTask{g: g, fn: fn}
 	g.n++
 	g.ex.start(g.ex.newTask(), gt, g.ctx)

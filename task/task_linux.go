@@ -142,8 +142,11 @@ func (h *Handle[R]) Done() bool {
 }
 
 // Spawn starts fn as a new task on t's executor, with t's context. It
-// returns at once; the task runs when t parks or yields.
+// returns at once; the task runs when t parks, yields or joins it. When
+// 128 tasks already wait to start, Spawn runs those first (as a park
+// would), which bounds the queue.
 func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
+	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
 	h := &Handle[R]{t: u, gen: u.gen}
@@ -157,6 +160,7 @@ func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
 // SpawnContext is Spawn with the new task's own context: its cancellation
 // cancels the operation the task waits on.
 func SpawnContext[R any](t *T, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
 	h := &Handle[R]{t: u, gen: u.gen}
