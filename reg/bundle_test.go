@@ -11,6 +11,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -26,24 +27,7 @@ func requireBundles(t *testing.T, r *uring.Ring) {
 
 // tcpPair returns a connected TCP loopback pair, closed at the end of the
 // test.
-func tcpPair(t *testing.T) (a, b int) {
-	t.Helper()
-	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	defer unix.Close(l)
-	require.NoError(t, unix.Bind(l, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
-	require.NoError(t, unix.Listen(l, 1))
-	sa, err := unix.Getsockname(l)
-	require.NoError(t, err)
-	a, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { unix.Close(a) })
-	require.NoError(t, unix.Connect(a, sa))
-	b, _, err = unix.Accept4(l, unix.SOCK_CLOEXEC)
-	require.NoError(t, err)
-	t.Cleanup(func() { unix.Close(b) })
-	return a, b
-}
+func tcpPair(t *testing.T) (int, int) { return testutil.TCPPair(t) }
 
 func forEachStream(t *testing.T, f func(t *testing.T, rd, wr int)) {
 	t.Run("unix", func(t *testing.T) { a, b := socketpair(t, unix.SOCK_STREAM); f(t, a, b) })

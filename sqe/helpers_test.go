@@ -142,25 +142,9 @@ func closeLater(t *testing.T, fd int) {
 	t.Cleanup(func() { unix.Close(fd) })
 }
 
-// tcpPair returns a connected loopback TCP pair (client, server side).
-func tcpPair(t *testing.T) (int, int) {
-	t.Helper()
-	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	defer unix.Close(l)
-	require.NoError(t, unix.Bind(l, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
-	require.NoError(t, unix.Listen(l, 1))
-	sa, err := unix.Getsockname(l)
-	require.NoError(t, err)
-	c, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	closeLater(t, c)
-	require.NoError(t, unix.Connect(c, sa))
-	s, _, err := unix.Accept4(l, unix.SOCK_CLOEXEC)
-	require.NoError(t, err)
-	closeLater(t, s)
-	return c, s
-}
+// tcpPair returns a connected TCP loopback pair, closed at the end of the
+// test.
+func tcpPair(t *testing.T) (int, int) { return testutil.TCPPair(t) }
 
 // udpSocket returns a UDP socket bound to a loopback port, and its address.
 func udpSocket(t *testing.T) (int, unix.RawSockaddrInet4) {

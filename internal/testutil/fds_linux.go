@@ -31,3 +31,29 @@ func Socketpair(tb testing.TB, typ int) (a, b int) {
 	tb.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
 	return p[0], p[1]
 }
+
+// TCPPair returns a connected loopback TCP pair (the client side, then the
+// accepted side), closed at the end of the test.
+func TCPPair(tb testing.TB) (client, server int) {
+	tb.Helper()
+	fail := func(what string, err error) {
+		if err != nil {
+			tb.Fatalf("tcp pair: %s: %v", what, err)
+		}
+	}
+	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fail("socket", err)
+	defer unix.Close(l)
+	fail("bind", unix.Bind(l, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	fail("listen", unix.Listen(l, 1))
+	sa, err := unix.Getsockname(l)
+	fail("getsockname", err)
+	client, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fail("socket", err)
+	tb.Cleanup(func() { unix.Close(client) })
+	fail("connect", unix.Connect(client, sa))
+	server, _, err = unix.Accept4(l, unix.SOCK_CLOEXEC)
+	fail("accept", err)
+	tb.Cleanup(func() { unix.Close(server) })
+	return client, server
+}
