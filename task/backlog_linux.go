@@ -11,17 +11,21 @@ const spawnBacklog = 128
 
 // runBacklog starts the queued tasks when there are spawnBacklog of them
 // (t is the running task, about to spawn).
-func (t *T) runBacklog() {
+func (t *T) runBacklog() { t.runNew(spawnBacklog) }
+
+// runNew starts queued tasks, nested in t's coroutine, while at least
+// least of them wait. t counts as a woken task on the resume stack
+// meanwhile: a task started here that parks unwinds straight back to it,
+// instead of waiting for completions above a task that is not waiting
+// for anything.
+func (t *T) runNew(least int) {
 	ex := t.ex
-	if ex.newq.len() < spawnBacklog || ex.depth >= maxDepth || ex.closing {
+	if ex.newq.len() < least || ex.depth >= maxDepth || ex.closing {
 		return
 	}
-	// t counts as a woken task on the resume stack: a task started here
-	// that parks unwinds straight back to it instead of waiting for
-	// completions above a spawner that is not waiting for anything.
 	t.ready = true
 	ex.readyOnStack++
-	for ex.newq.len() >= spawnBacklog && ex.depth < maxDepth && !ex.closing {
+	for ex.newq.len() >= least && ex.depth < maxDepth && !ex.closing {
 		ex.startNew()
 	}
 	t.ready = false

@@ -490,6 +490,9 @@ func (t *T) park() {
 func (t *T) Yield() {
 	ex := t.ex
 	ex.tick()
+	// New tasks first: the executor resumes ready tasks ahead of new ones,
+	// so while tasks keep yielding, new ones would never start.
+	t.runNew(1)
 	if !ex.runnable() {
 		return
 	}
