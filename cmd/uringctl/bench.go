@@ -80,7 +80,7 @@ func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.dir, "dir", "", "randread: directory for the temp file (default: the working directory)")
 	fs.BoolVar(&f.json, "json", false, "write one JSON object per point to stdout instead of the table")
 	fs.StringVar(&f.svg, "svg", "", "also draw the sweep as an SVG line chart into this file")
-	fs.BoolVar(&f.noPeers, "no-peers", false, "skip the peers (fio, the C liburing program, wrk: the in-process client is used)")
+	fs.BoolVar(&f.noPeers, "no-peers", false, "skip the peers (fio, the C liburing program, fasthttp, wrk: the in-process client is used)")
 	return fs
 }
 

@@ -82,6 +82,7 @@ func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d 
 			}}},
 			baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, load) }},
 		}
+		s.peers = c.fasthttpPeers(workload, execs, conns, d, load)
 		pts, err := c.measure(s)
 		if err != nil {
 			return nil, err
