@@ -25,6 +25,7 @@ type config struct {
 	closeWait time.Duration
 	spin      time.Duration
 	noPark    bool
+	fixedSpin bool // WithSpin given: no adaptive spinning
 }
 
 // WithEntries sets the ring's SQ size (default 1024; the CQ is 4x).
@@ -40,9 +41,13 @@ func WithRingOptions(opts ...uring.Option) Option {
 func WithoutDeferTaskrun() Option { return func(c *config) { c.noDefer = true } }
 
 // WithSpin sets how long an executor with nothing to run keeps checking
-// the ring for completions before it parks in Go's netpoller (default
-// 5µs; 0 parks at once). Spinning holds the executor's P: keep it short.
-func WithSpin(d time.Duration) Option { return func(c *config) { c.spin = max(d, 0) } }
+// the ring for completions before it parks in Go's netpoller (0 parks at
+// once). Spinning holds the executor's P: keep it short. Without it the
+// spin is 5µs, longer (up to 100µs) while recent waits for completions
+// were that short and the process has Ps to spare (see spin_linux.go).
+func WithSpin(d time.Duration) Option {
+	return func(c *config) { c.spin, c.fixedSpin = max(d, 0), true }
+}
 
 // WithKernelWait makes an idle executor block its thread in io_uring_enter
 // instead of parking its goroutine in Go's netpoller. Its P stays in a
@@ -105,7 +110,9 @@ type Executor struct {
 	wakeFile *os.File // the same file for wakers, set before the executor is started
 	efdBuf   [8]byte
 	spin     time.Duration
-	canSpin  bool // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
+	adaptive bool          // spin longer while recent waits were short (spin_linux.go)
+	waitAvg  time.Duration // average idle wait with ops in flight
+	canSpin  bool          // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
 	// A goroutine was made runnable since the last wait: do not spin.
 	signalled bool
 
@@ -180,10 +187,13 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	ex.cqes = make([]sys.CQE, 256)
 	if !c.noPark {
 		ex.startPark(c.spin)
+		ex.adaptive = !c.fixedSpin
 		ex.wakeFile = ex.efd
 	}
 	started <- nil
+	runningExecutors.Add(1)
 	ex.loop()
+	runningExecutors.Add(-1)
 	ex.shutdown()
 	if ex.efd != nil {
 		_ = ex.efd.Close()
@@ -325,12 +335,15 @@ func (ex *Executor) poll(block bool) {
 	// need the P the spin would hold: park at once.
 	signalled := ex.signalled
 	ex.signalled = false
-	if !signalled && ex.spinWait() {
+	start := time.Now()
+	if !signalled && ex.spinWait(ex.spinFor()) {
+		ex.noteWait(time.Since(start))
 		_, _ = ex.ring.Submit()
 		ex.reap()
 		return
 	}
 	ex.parkGo()
+	ex.noteWait(time.Since(start))
 	ex.reap()
 }
 

@@ -34,10 +34,10 @@ func (ex *Executor) startPark(spin time.Duration) {
 	ex.canSpin = fl&sys.SetupDeferTaskrun == 0 || fl&sys.SetupTaskrunFlag != 0
 }
 
-// spinWait checks the ring for up to ex.spin without a system call; it
-// reports whether there is something to reap or a message to drain.
-func (ex *Executor) spinWait() bool {
-	if !ex.canSpin || ex.spin <= 0 {
+// spinWait checks the ring for up to d without a system call; it reports
+// whether there is something to reap or a message to drain.
+func (ex *Executor) spinWait(d time.Duration) bool {
+	if !ex.canSpin || d <= 0 {
 		return false
 	}
 	r := ex.ring
@@ -50,7 +50,7 @@ func (ex *Executor) spinWait() bool {
 		if i&31 == 0 {
 			if i == 0 {
 				start = time.Now()
-			} else if time.Since(start) >= ex.spin {
+			} else if time.Since(start) >= d {
 				return false
 			}
 		}
