@@ -108,11 +108,14 @@ type Executor struct {
 	// Parking in Go's netpoller (nil efd: the executor blocks in the kernel).
 	efd      *os.File // executor thread
 	wakeFile *os.File // the same file for wakers, set before the executor is started
-	efdBuf   [8]byte
-	spin     time.Duration
-	adaptive bool          // spin longer while recent waits were short (spin_linux.go)
-	waitAvg  time.Duration // average idle wait with ops in flight
-	canSpin  bool          // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
+	// Set while the executor waits in io_uring_enter rather than on the
+	// eventfd (spin_linux.go): wakers post a CQE instead of writing it.
+	kernelSleep atomic.Bool
+	efdBuf      [8]byte
+	spin        time.Duration
+	adaptive    bool          // spin longer while recent waits were short (spin_linux.go)
+	waitAvg     time.Duration // average idle wait with ops in flight
+	canSpin     bool          // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
 	// A goroutine was made runnable since the last wait: do not spin.
 	signalled bool
 
@@ -340,6 +343,13 @@ func (ex *Executor) poll(block bool) {
 		ex.noteWait(time.Since(start))
 		_, _ = ex.ring.Submit()
 		ex.reap()
+		return
+	}
+	if ex.waitInKernel() {
+		ex.kernelSleep.Store(true) // before pollKernel sets sleeping: wakers see both
+		ex.pollKernel(true)
+		ex.kernelSleep.Store(false)
+		ex.noteWait(time.Since(start))
 		return
 	}
 	ex.parkGo()

@@ -64,7 +64,7 @@ func (ex *Executor) post(m remoteMsg) {
 // IORING_REGISTER_SEND_MSG_RING (6.13, no ring needed), or a MSG_RING from
 // a shared helper ring.
 func (ex *Executor) sendWake() {
-	if ex.wakeFile != nil {
+	if ex.netpollParked() {
 		kick(ex.wakeFile)
 		return
 	}

@@ -92,7 +92,7 @@ func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
 	ex.inboxN.Add(1)
 	ex.mu.Unlock()
 	if ex.sleeping.Load() && ex.wakeSent.CompareAndSwap(false, true) {
-		if ex.wakeFile != nil {
+		if ex.netpollParked() {
 			kick(ex.wakeFile)
 			return
 		}

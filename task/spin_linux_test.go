@@ -27,7 +27,7 @@ func TestAdaptiveSpin(t *testing.T) {
 		ex.noteWait(5 * time.Millisecond) // an idle server's gaps
 	}
 	require.Equal(t, defaultSpin, ex.spinFor(), "long waits turn it off")
-	require.LessOrEqual(t, ex.waitAvg, 10*maxAdaptiveSpin, "one long wait weighs at most the cap")
+	require.LessOrEqual(t, ex.waitAvg, 10*maxKernelWait, "one long wait weighs at most the cap")
 
 	ex.waitAvg = 30 * time.Microsecond
 	ex.busy = 0
