@@ -16,7 +16,12 @@
 // thread sleeps and its P runs the process's other goroutines, so
 // executors never starve them, even at GOMAXPROCS=1. Posts from other
 // goroutines wake a parked executor with an eventfd write.
-// WithKernelWait restores the wait in io_uring_enter.
+// WithKernelWait restores the wait in io_uring_enter. Handing the locked
+// thread off and back costs tens of µs, more than fast storage takes, so
+// while the process has more Ps than executors and the recent waits for
+// completions were short, an executor spins a little longer and then
+// waits in io_uring_enter instead (spin_linux.go); long waits (an idle
+// server) park again.
 //
 // Contract:
 //   - A *T is used only by its own task, on its executor's thread. Channels,
