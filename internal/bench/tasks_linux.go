@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -184,9 +185,13 @@ func runChannel(c *Config) ([]Point, error) {
 			n = c.N[0]
 		}
 		per := max(n/int64(p), 1)
+		execs := min(p, runtime.NumCPU()) // one executor per core, as many as pairs
+		if len(c.Executors) > 0 {
+			execs = min(p, c.Executors[0])
+		}
 		s := spec{
-			meta:     Point{Workload: "channel", Axis: "pairs", X: int64(p), Unit: "ns/msg", Params: Params{Pairs: p, N: per * int64(p)}},
-			project:  []impl{{"task Chan(1024)", func() (sample, error) { return chanTasks(p, per) }}},
+			meta:     Point{Workload: "channel", Axis: "pairs", X: int64(p), Unit: "ns/msg", Params: Params{Pairs: p, N: per * int64(p), Executors: execs}},
+			project:  []impl{{"task Chan(1024)", func() (sample, error) { return chanTasks(p, per, execs) }}},
 			baseline: impl{"go chan(1024)", func() (sample, error) { return chanGo(p, per), nil }},
 		}
 		pts, err := c.measure(s)
@@ -198,41 +203,73 @@ func runChannel(c *Config) ([]Point, error) {
 	return out, nil
 }
 
-func chanTasks(p int, per int64) (sample, error) {
-	var el time.Duration
-	err := onExecutor(func(t *task.T) error {
-		start := time.Now()
-		hs := make([]*task.Handle[int64], 0, 2*p)
-		for i := 0; i < p; i++ {
-			ch := task.NewChan[int64](t, 1024)
-			hs = append(hs, task.Spawn(t, func(t *task.T) (int64, error) {
-				for j := int64(0); j < per; j++ {
-					if err := ch.Send(t, j); err != nil {
-						return 0, err
-					}
+// chanTasks: p pairs spread over execs executors (each pair on one, as a
+// thread-per-core program places them), timed from a common start.
+func chanTasks(p int, per int64, execs int) (sample, error) {
+	execs = max(min(execs, p), 1)
+	ready := make(chan struct{}, execs)
+	start := make(chan struct{})
+	errs := make(chan error, execs)
+	for e := 0; e < execs; e++ {
+		go func() {
+			errs <- onExecutor(func(t *task.T) error {
+				ready <- struct{}{}
+				<-start // the executor has nothing else to run yet: a plain wait is fine
+				return chanPairs(t, pairsOf(p, execs, e), per)
+			})
+		}()
+	}
+	for range execs {
+		<-ready
+	}
+	t0 := time.Now()
+	close(start)
+	var err error
+	for range execs {
+		err = errors.Join(err, <-errs)
+	}
+	return nsPerOp(int64(p)*per, time.Since(t0)), err
+}
+
+// pairsOf is how many of p pairs executor e of execs runs.
+func pairsOf(p, execs, e int) int {
+	n := p / execs
+	if e < p%execs {
+		n++
+	}
+	return n
+}
+
+// chanPairs runs p sender/receiver pairs of per messages on t's executor.
+func chanPairs(t *task.T, p int, per int64) error {
+	hs := make([]*task.Handle[int64], 0, 2*p)
+	for i := 0; i < p; i++ {
+		ch := task.NewChan[int64](t, 1024)
+		hs = append(hs, task.Spawn(t, func(t *task.T) (int64, error) {
+			for j := int64(0); j < per; j++ {
+				if err := ch.Send(t, j); err != nil {
+					return 0, err
 				}
-				ch.Close()
-				return 0, nil
-			}), task.Spawn(t, func(t *task.T) (int64, error) {
-				var sum int64
-				for {
-					v, ok, err := ch.Recv(t)
-					if err != nil || !ok {
-						return sum, err
-					}
-					sum += v
-				}
-			}))
-		}
-		for _, h := range hs {
-			if _, err := h.Join(t); err != nil {
-				return err
 			}
+			ch.Close()
+			return 0, nil
+		}), task.Spawn(t, func(t *task.T) (int64, error) {
+			var sum int64
+			for {
+				v, ok, err := ch.Recv(t)
+				if err != nil || !ok {
+					return sum, err
+				}
+				sum += v
+			}
+		}))
+	}
+	for _, h := range hs {
+		if _, err := h.Join(t); err != nil {
+			return err
 		}
-		el = time.Since(start)
-		return nil
-	})
-	return nsPerOp(int64(p)*per, el), err
+	}
+	return nil
 }
 
 func chanGo(p int, per int64) sample {

@@ -35,7 +35,7 @@ var workloads = []Workload{
 	{"echo", "1 KiB echo over N connections: task executor server vs Go net server", "conns", "--conns 4,16,64 --sizes 1024"},
 	{"spawn", "one task spawns N empty tasks and joins each vs goroutines + sync.WaitGroup", "n", "--n 10000,100000,1000000"},
 	{"switch", "a task yields N times vs runtime.Gosched; two tasks ping-pong on an unbuffered task channel vs two goroutines on an unbuffered chan", "n", "--n 1000000 --mode yield,pingpong"},
-	{"channel", "messages through a task channel of capacity 1024 vs a Go chan of capacity 1024", "pairs", "--pairs 1,2,4,8,16,32 --n 1000000 (2000000 at 1 pair)"},
+	{"channel", "messages through a task channel of capacity 1024 vs a Go chan of capacity 1024; pairs spread over one executor per core", "pairs", "--pairs 1,2,4,8,16,32 --n 1000000 (2000000 at 1 pair) --executors NCPU"},
 	{"chain", "an awaited call chain N deep in a task vs plain calls (and a goroutine + channel per level)", "depth", "--depth 1000 --n 2000 (chains per run)"},
 	{"collect", "N tasks each running a 50-deep chain, wait for all, vs goroutines + sync.WaitGroup", "n", "--n 1000,5000,20000 --depth 50"},
 	{"overhead", "awaited NOPs from QD tasks vs the raw Ring doing the same NOPs in batches of QD", "qd", "--qd 1,8,32 --n 2000000"},
