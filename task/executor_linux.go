@@ -345,7 +345,9 @@ func (ex *Executor) poll(block bool) {
 		ex.reap()
 		return
 	}
-	if ex.waitInKernel() {
+	// Goroutines just made runnable are queued on this P: park, which
+	// gives it up at once, rather than hold it in a system call.
+	if !signalled && ex.waitInKernel() {
 		ex.kernelSleep.Store(true) // before pollKernel sets sleeping: wakers see both
 		ex.pollKernel(true)
 		ex.kernelSleep.Store(false)
