@@ -74,7 +74,7 @@ type Executor struct {
 	cqes []sys.CQE
 
 	readyq       fifo[*T]
-	newq         fifo[newTask] // tasks to start, in order
+	newq         fifo[newEntry] // tasks to start, in order
 	idle         []*worker
 	depth        int // coroutines resumed inside one another right now
 	readyOnStack int // woken tasks that are on the resume stack
@@ -252,17 +252,17 @@ func (ex *Executor) resume(t *T) {
 	ex.depth--
 }
 
-// newTask is an entry of the queue of tasks to start: the record and its
+// newEntry is an entry of the queue of tasks to start: the record and its
 // generation, since a task joined before it started runs inline in its
 // joiner (see inline_linux.go) and can leave a stale entry behind, whose
 // record may be pooled or reused by then.
-type newTask struct {
+type newEntry struct {
 	t   *T
 	gen uint32
 }
 
 // pushNew queues the initialised task t to be started.
-func (ex *Executor) pushNew(t *T) { ex.newq.push(newTask{t, t.gen}) }
+func (ex *Executor) pushNew(t *T) { ex.newq.push(newEntry{t, t.gen}) }
 
 // popNew takes the next new task that has not started yet.
 func (ex *Executor) popNew() *T {
@@ -545,10 +545,22 @@ func (w *worker) body(yield func(struct{}) bool) {
 }
 
 func (w *worker) run(t *T) {
+	if runBody(t) {
+		w.stopped = true
+		return
+	}
+	t.ex.recycle(t)
+}
+
+// runBody runs t's function with what surrounds every task, on a worker
+// or inline in its joiner: a panic goes to t's joiners as *PanicError, a
+// stop (a forced Close unwinding the coroutine) fails t with ErrClosed,
+// and t is finished. It reports whether the coroutine is being stopped.
+func runBody(t *T) (stopped bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == errStop {
-				w.stopped = true
+				stopped = true
 				t.fail(ErrClosed)
 			} else {
 				t.fail(&PanicError{Value: p, Stack: stack()})
@@ -559,9 +571,7 @@ func (w *worker) run(t *T) {
 			t.ex.unlinkLive(t)
 			t.finish(nil)
 		}
-		if !w.stopped {
-			t.ex.recycle(t)
-		}
 	}()
 	t.body.run(t)
+	return false
 }

@@ -26,34 +26,15 @@ func (t *T) canRunInline(u *T) bool {
 }
 
 // runInline runs the unstarted task u on t's coroutine until it finishes,
-// with what a worker does around a task: a panic goes to u's joiners, and
-// a stop (a forced Close) finishes u and keeps unwinding t.
+// with what a worker does around a task (runBody); a stop (a forced Close)
+// finishes u and keeps unwinding t.
 func (t *T) runInline(u *T) {
 	ex := t.ex
 	ex.newq.dropLast() // u's entry (canRunInline checked it)
 	ex.stats.inlined++
 	u.w = t.w // its parks yield t's coroutine; resuming it resumes u
 	u.onStack = true
-	stopped := false
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				if p == errStop {
-					stopped = true
-					u.fail(ErrClosed)
-				} else {
-					u.fail(&PanicError{Value: p, Stack: stack()})
-				}
-			}
-			u.onStack = false
-			if !u.finished {
-				ex.unlinkLive(u)
-				u.finish(nil)
-			}
-		}()
-		u.body.run(u)
-	}()
-	if stopped {
+	if runBody(u) {
 		panic(errStop) // the coroutine is being stopped: unwind t too
 	}
 	ex.recycle(u)
