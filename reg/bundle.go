@@ -92,15 +92,9 @@ func (p *BufPool) TakeBundle(res int32, flags sys.CQEFlags, dst []PoolBuf) ([]Po
 	if p.Unmapped() {
 		return dst, argErr(fn, "pool", "is closed and its buffers are unmapped")
 	}
-	if flags&sys.CQEFBuffer == 0 {
-		return dst, ErrNoBuffer
-	}
-	bid := uint16(flags >> sys.CQEBufferShift)
-	if int(bid) >= tr.count {
-		return dst, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is out of range [0, "+itoa(tr.count)+")")
-	}
-	if tr.out.has(int(bid)) {
-		return dst, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is already out (handed out twice)")
+	bid, err := tr.cqeBuffer(fn, flags)
+	if err != nil {
+		return dst, err
 	}
 	k := bundleLen(res, tr.size)
 	if avail := int64(tr.count - tr.nOut); k > avail {

@@ -59,17 +59,27 @@ func (tr *tracker) buf(bid uint16) []byte {
 	return tr.m.mem[o : o+tr.size : o+tr.size]
 }
 
-// take decodes a CQE's buffer: see BufPool.Take.
-func (tr *tracker) take(fn string, res int32, flags sys.CQEFlags) (uint16, []byte, error) {
+// cqeBuffer returns the buffer id a CQE names, checked: ErrNoBuffer without
+// IORING_CQE_F_BUFFER, *ArgError for an id out of range or already out.
+func (tr *tracker) cqeBuffer(fn string, flags sys.CQEFlags) (uint16, error) {
 	if flags&sys.CQEFBuffer == 0 {
-		return 0, nil, ErrNoBuffer
+		return 0, ErrNoBuffer
 	}
 	bid := uint16(flags >> sys.CQEBufferShift)
 	if int(bid) >= tr.count {
-		return 0, nil, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is out of range [0, "+itoa(tr.count)+")")
+		return 0, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is out of range [0, "+itoa(tr.count)+")")
 	}
 	if tr.out.has(int(bid)) {
-		return 0, nil, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is already out (handed out twice)")
+		return 0, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is already out (handed out twice)")
+	}
+	return bid, nil
+}
+
+// take decodes a CQE's buffer: see BufPool.Take.
+func (tr *tracker) take(fn string, res int32, flags sys.CQEFlags) (uint16, []byte, error) {
+	bid, err := tr.cqeBuffer(fn, flags)
+	if err != nil {
+		return 0, nil, err
 	}
 	n := int(res)
 	if n < 0 {
