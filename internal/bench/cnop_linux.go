@@ -58,40 +58,50 @@ int main(int argc, char **argv) {
 }
 `
 
-var cNop struct {
+// peerBuild builds a peer program once per process, into a temp dir of
+// its own (left in os.TempDir; removed when the build fails).
+type peerBuild struct {
 	once sync.Once
 	bin  string
 	err  error
 }
 
+// get returns the program build made in a new dir named prefix*, building
+// it on the first call; the error says why it cannot be had.
+func (p *peerBuild) get(prefix string, build func(dir string) (string, error)) (string, error) {
+	p.once.Do(func() {
+		dir, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			p.err = err
+			return
+		}
+		if p.bin, p.err = build(dir); p.err != nil {
+			os.RemoveAll(dir)
+		}
+	})
+	return p.bin, p.err
+}
+
+var cNop peerBuild
+
 // cNopProgram builds the C peer once per process into a temp dir; an error
 // says why it cannot (no gcc, no liburing headers).
 func cNopProgram() (string, error) {
-	cNop.once.Do(func() {
+	return cNop.get("uring-bench-cnop-", func(dir string) (string, error) {
 		gcc, err := exec.LookPath("gcc")
 		if err != nil {
-			cNop.err = errors.New("gcc not installed")
-			return
-		}
-		dir, err := os.MkdirTemp("", "uring-bench-cnop-")
-		if err != nil {
-			cNop.err = err
-			return
+			return "", errors.New("gcc not installed")
 		}
 		src := filepath.Join(dir, "nop.c")
 		if err := os.WriteFile(src, []byte(cNopSource), 0o600); err != nil {
-			cNop.err = err
-			return
+			return "", err
 		}
 		bin := filepath.Join(dir, "nop")
-		out, err := exec.Command(gcc, "-O2", "-o", bin, src, "-luring").CombinedOutput()
-		if err != nil {
-			cNop.err = fmt.Errorf("building it failed (liburing-dev installed?): %s", firstLine(string(out)))
-			return
+		if out, err := exec.Command(gcc, "-O2", "-o", bin, src, "-luring").CombinedOutput(); err != nil {
+			return "", fmt.Errorf("building it failed (liburing-dev installed?): %s", firstLine(string(out)))
 		}
-		cNop.bin = bin
+		return bin, nil
 	})
-	return cNop.bin, cNop.err
 }
 
 func runCNop(bin string, b int, d time.Duration) (sample, error) {

@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -88,28 +87,15 @@ type fasthttpUnavailable string
 
 func (e fasthttpUnavailable) Error() string { return string(e) }
 
-var fasthttpBin struct {
-	once sync.Once
-	bin  string
-	err  error
-}
+var fasthttpBin peerBuild
 
 // fasthttpProgram builds the fasthttp peer once per process into a temp
 // dir (left in os.TempDir as uring-bench-fasthttp-*: nothing removes it at
 // exit); an error says why it cannot.
 func fasthttpProgram() (string, error) {
-	fasthttpBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "uring-bench-fasthttp-")
-		if err != nil {
-			fasthttpBin.err = err
-			return
-		}
-		fasthttpBin.bin, fasthttpBin.err = buildFasthttp(dir, fasthttpSource)
-		if fasthttpBin.err != nil {
-			os.RemoveAll(dir)
-		}
+	return fasthttpBin.get("uring-bench-fasthttp-", func(dir string) (string, error) {
+		return buildFasthttp(dir, fasthttpSource)
 	})
-	return fasthttpBin.bin, fasthttpBin.err
 }
 
 // buildFasthttp writes src and the peer's go.mod into dir, fetches the
