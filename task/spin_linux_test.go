@@ -51,6 +51,13 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 	t.Helper()
 	pr, pw := pipe(t)
 	reader = SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
+		// A result just handed to a goroutine (the last Run's) makes the
+		// executor's next wait a park: a wait that reaches it uses it up.
+		for tk.ex.signalled {
+			if err := tk.Sleep(time.Millisecond); err != nil {
+				return 0, err
+			}
+		}
 		tk.ex.waitAvg = 10 * time.Microsecond
 		return tk.Read(pr, make([]byte, 8), CurrentPos)
 	})
