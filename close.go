@@ -147,13 +147,17 @@ func (l *lifetime) release() {
 // Enable starts a ring created WithDisabled (IORING_REGISTER_ENABLE_RINGS),
 // typically after registering restrictions.
 func (r *Ring) Enable() error {
-	return r.register(sys.RegisterEnableRings)
+	err := r.register(sys.RegisterEnableRings)
+	if err == nil {
+		r.noteIssuer() // the kernel takes the enabler as the submitter
+	}
+	return err
 }
 
 func (r *Ring) register(op sys.RegisterOp) error {
 	return r.UseTarget(func(fd int, flag sys.RegisterOp) error {
 		_, err := sys.Register[byte](fd, op|flag, nil, 0)
-		return err
+		return r.registerError(err)
 	})
 }
 
@@ -180,7 +184,7 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	}
 	fd, flag := r.RegisterTarget()
 	if _, err := sys.Register(fd, sys.RegisterResizeRings|flag, &p, 1); err != nil {
-		return err
+		return r.registerError(err)
 	}
 	l := r.life
 	l.mu.Lock()

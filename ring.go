@@ -33,6 +33,10 @@ type Ring struct {
 	// on every SQE and CQE call.
 	closed atomic.Bool
 
+	// issuerTid is the thread the kernel took as the submitter of a
+	// SINGLE_ISSUER ring, 0 while none is known (issuer.go).
+	issuerTid atomic.Int32
+
 	life *lifetime
 }
 
@@ -138,6 +142,9 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 	if err := r.mapRings(); err != nil {
 		r.life.release()
 		return nil, err
+	}
+	if c.flags&sys.SetupRDisabled == 0 {
+		r.noteIssuer()
 	}
 	if c.registerFd {
 		if err := r.registerRingFd(); err != nil {

@@ -2,6 +2,7 @@ package uring_test
 
 import (
 	"errors"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -67,6 +68,8 @@ func TestClampClampsHugeSizes(t *testing.T) {
 }
 
 func TestSetupFlagsRoundTrip(t *testing.T) {
+	runtime.LockOSThread() // SINGLE_ISSUER: submit from the thread that made the ring
+	defer runtime.UnlockOSThread()
 	r := testutil.NewRing(t, 4, uring.WithSubmitAll(), uring.WithCoopTaskrun(), uring.WithTaskrunFlag(), uring.WithSingleIssuer())
 	want := sys.SetupSubmitAll | sys.SetupCoopTaskrun | sys.SetupTaskrunFlag | sys.SetupSingleIssuer
 	require.Equal(t, want, r.SetupFlags())

@@ -213,15 +213,6 @@ func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, e
 	return n, r.issuerError(err)
 }
 
-// issuerError turns the kernel's EEXIST for a SINGLE_ISSUER ring entered
-// from another thread into ErrNotIssuer.
-func (r *Ring) issuerError(err error) error {
-	if err != nil && r.flags&sys.SetupSingleIssuer != 0 && errors.Is(err, syscall.EEXIST) {
-		return ErrNotIssuer
-	}
-	return err
-}
-
 // WaitSQSpace blocks until the kernel has consumed at least one SQE, for
 // SQPOLL rings whose SQ is full (IORING_ENTER_SQ_WAIT); on other rings the
 // SQ drains on Submit, so it returns at once.

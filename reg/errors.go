@@ -24,6 +24,10 @@ type Error struct {
 	// the release that added Op: errors.Is(err, uring.ErrUnsupported) and
 	// errors.Is(err, errors.ErrUnsupported) then hold.
 	Unsupported bool
+	// NotIssuer is set when the kernel answered EEXIST because the ring is
+	// SINGLE_ISSUER and the call came from another thread:
+	// errors.Is(err, uring.ErrNotIssuer) then holds.
+	NotIssuer bool
 }
 
 func (e *Error) Error() string {
@@ -38,8 +42,11 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is matches uring.ErrUnsupported and errors.ErrUnsupported when the kernel
-// lacks the opcode.
+// lacks the opcode, and uring.ErrNotIssuer for a call off the issuer thread.
 func (e *Error) Is(target error) bool {
+	if e.NotIssuer {
+		return target == uring.ErrNotIssuer
+	}
 	return e.Unsupported && (target == uring.ErrUnsupported || target == errors.ErrUnsupported)
 }
 
@@ -72,6 +79,27 @@ func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
 func eq(v int) string      { return "= " + strconv.Itoa(v) }
 func equ(v uint64) string  { return "= " + strconv.FormatUint(v, 10) }
 func hex(v uint64) string  { return "0x" + strconv.FormatUint(v, 16) }
+
+// issuerChecker is a Target that knows its SINGLE_ISSUER submitter
+// (*uring.Ring).
+type issuerChecker interface{ OnIssuerThread() bool }
+
+// notIssuerHint explains the kernel's EEXIST to a register call on a
+// SINGLE_ISSUER ring from a thread other than its submitter.
+const notIssuerHint = "the ring is SINGLE_ISSUER and this thread is not its submitter: register from the thread " +
+	"that made (or enabled) the ring, with the goroutine locked by runtime.LockOSThread"
+
+// wrapFor is wrap for a call on t, which tells an EEXIST of the opcode
+// from one the kernel returns off a SINGLE_ISSUER ring's issuer thread.
+func wrapFor(t Target, op sys.RegisterOp, err error) error {
+	if err == nil {
+		return nil
+	}
+	if c, ok := t.(issuerChecker); ok && errors.Is(err, unix.EEXIST) && !c.OnIssuerThread() {
+		return &Error{Op: op &^ sys.RegisterUseRegisteredRing, Err: err, Hint: notIssuerHint, NotIssuer: true}
+	}
+	return wrap(op, err)
+}
 
 // wrap turns a register error into *Error with a hint; nil stays nil.
 func wrap(op sys.RegisterOp, err error) error {
@@ -172,7 +200,7 @@ var generic = map[unix.Errno]string{
 	unix.EPERM:      "not permitted (capabilities, seccomp or kernel.io_uring_disabled)",
 	unix.ENOMEM:     "out of memory or over RLIMIT_MEMLOCK",
 	unix.EBUSY:      "already registered, or the ring is busy",
-	unix.EEXIST:     "already exists",
+	unix.EEXIST:     "already exists, or the ring is SINGLE_ISSUER and this thread is not its submitter",
 	unix.EINTR:      "interrupted by a signal while waiting for quiescence; retry",
 }
 

@@ -151,7 +151,7 @@ func RegisterZcrxIfq(t Target, cfg ZcrxConfig) (*ZcrxIfq, error) {
 		zcrxUnmap(ring)
 		zcrxUnmap(area)
 		var re *Error
-		if errors.As(err, &re) && !re.Unsupported {
+		if errors.As(err, &re) && !re.Unsupported && !re.NotIssuer {
 			re.Hint = zcrxHint(re, name, cfg.RxQueue)
 		}
 		return nil, err

@@ -142,8 +142,6 @@ func TestZcrxNoSuchInterface(t *testing.T) {
 // explained) through a raw fd.
 func TestZcrxRingFlags(t *testing.T) {
 	testutil.SkipIfUnsupported(t, feature.RegisterOp(sys.RegisterZcrxIfq))
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	for _, c := range []struct {
 		name string
 		opts []uring.Option
@@ -155,6 +153,11 @@ func TestZcrxRingFlags(t *testing.T) {
 			"reg: RegisterZcrxIfq: t is a ring without IORING_SETUP_DEFER_TASKRUN"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// A subtest is a goroutine of its own: lock it to the thread that
+			// makes the SINGLE_ISSUER ring, or a register call from another
+			// thread gets EEXIST.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			r := newRing(t, 4, c.opts...)
 			q, err := reg.RegisterZcrxIfq(r, zcrxCfg("lo", 0))
 			require.Nil(t, q)
