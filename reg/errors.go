@@ -164,7 +164,7 @@ var hints = map[opErrno]string{
 	{sys.RegisterRestrictions, unix.EBADFD}:   "the ring is not disabled (create it with uring.WithDisabled)",
 	{sys.RegisterRestrictions, unix.EBUSY}:    "restrictions are already registered",
 	{sys.RegisterEnableRings, unix.EBADFD}:    "the ring is already enabled",
-	{sys.RegisterIOWQAff, unix.EINVAL}:        "the CPU set is empty or names no online CPU",
+	{sys.RegisterIOWQAff, unix.EINVAL}:        "the CPU set names no online CPU, or the calling thread has no io-wq (io-wq settings are per thread: call from the thread that made or submits to the ring)",
 	{sys.RegisterIOWQMaxWorkers, unix.EINVAL}: "bad arguments",
 	{sys.RegisterRingFds, unix.EBUSY}:         "the fd is already registered in this thread's ring table",
 	{sys.RegisterRingFds, unix.EINVAL}:        "the index is out of range (16 per thread) or the table is full",

@@ -171,6 +171,8 @@ func TestRestricted(t *testing.T) {
 }
 
 func TestIOWQ(t *testing.T) {
+	runtime.LockOSThread() // io-wq is per thread: this one's, made with the ring
+	defer runtime.UnlockOSThread()
 	r := newRing(t, 4)
 	var set unix.CPUSet
 	require.ErrorContains(t, reg.SetIOWQAffinity(r, &set), "set is empty")
@@ -194,6 +196,29 @@ func TestIOWQ(t *testing.T) {
 	now, err = reg.IOWQMaxWorkers(r)
 	require.NoError(t, err)
 	require.Equal(t, reg.Workers{Bound: 2, Unbound: 5}, now)
+
+	// A thread that never used io_uring has no io-wq: it has no limits to
+	// read or affinity to set, and the errors say why; the limits it sets
+	// are the ring's, applied to this thread's io-wq.
+	var getErr, affErr error
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // a new thread
+		defer runtime.UnlockOSThread()
+		defer close(done)
+		_, getErr = reg.IOWQMaxWorkers(r)
+		affErr = reg.SetIOWQAffinity(r, &set)
+		prev, err = reg.SetIOWQMaxWorkers(r, reg.Workers{Bound: 1})
+	}()
+	<-done
+	require.ErrorIs(t, getErr, reg.ErrNoIOWQ)
+	require.ErrorIs(t, affErr, unix.EINVAL)
+	require.ErrorContains(t, affErr, "the calling thread has no io-wq")
+	require.NoError(t, err)
+	require.Equal(t, reg.Workers{}, prev, "no previous limits on a thread without io-wq")
+	now, err = reg.IOWQMaxWorkers(r)
+	require.NoError(t, err)
+	require.Equal(t, reg.Workers{Bound: 1, Unbound: 5}, now, "the ring's limit reached this thread's io-wq")
 }
 
 func TestRingFds(t *testing.T) {
