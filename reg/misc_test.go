@@ -4,6 +4,7 @@ package reg_test
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -196,27 +198,46 @@ func TestIOWQ(t *testing.T) {
 	now, err = reg.IOWQMaxWorkers(r)
 	require.NoError(t, err)
 	require.Equal(t, reg.Workers{Bound: 2, Unbound: 5}, now)
+}
 
-	// A thread that never used io_uring has no io-wq: it has no limits to
-	// read or affinity to set, and the errors say why; the limits it sets
-	// are the ring's, applied to this thread's io-wq.
-	var getErr, affErr error
+const iowqChildEnv = "URING_TEST_IOWQ_CHILD"
+
+// A thread that never used io_uring has no io-wq: it has no limits to read
+// or affinity to set, and the errors say why; the limits it sets are the
+// ring's, applied to the io-wq of the thread that made the ring. It runs
+// in a child process, where no thread but the test's has used io_uring
+// (here the runtime may hand a goroutine any idle thread).
+func TestIOWQOnThreadWithoutOne(t *testing.T) {
+	if os.Getenv(iowqChildEnv) == "" {
+		t.Log(testutil.Child(t, "TestIOWQOnThreadWithoutOne", iowqChildEnv+"=1"))
+		return
+	}
+	runtime.LockOSThread() // every io_uring call of the child on this thread
+	defer runtime.UnlockOSThread()
+	r := newRing(t, 4)
+	_, err := reg.SetIOWQMaxWorkers(r, reg.Workers{Bound: 2, Unbound: 5})
+	requireRegister(t, err, sys.RegisterIOWQMaxWorkers)
+
+	var getErr, affErr, setErr error
+	var prev reg.Workers
 	done := make(chan struct{})
 	go func() {
-		runtime.LockOSThread() // a new thread
+		runtime.LockOSThread() // not the test's thread: no io_uring use yet
 		defer runtime.UnlockOSThread()
 		defer close(done)
+		var set unix.CPUSet
+		set.Set(0)
 		_, getErr = reg.IOWQMaxWorkers(r)
 		affErr = reg.SetIOWQAffinity(r, &set)
-		prev, err = reg.SetIOWQMaxWorkers(r, reg.Workers{Bound: 1})
+		prev, setErr = reg.SetIOWQMaxWorkers(r, reg.Workers{Bound: 1})
 	}()
 	<-done
 	require.ErrorIs(t, getErr, reg.ErrNoIOWQ)
 	require.ErrorIs(t, affErr, unix.EINVAL)
 	require.ErrorContains(t, affErr, "the calling thread has no io-wq")
-	require.NoError(t, err)
+	require.NoError(t, setErr)
 	require.Equal(t, reg.Workers{}, prev, "no previous limits on a thread without io-wq")
-	now, err = reg.IOWQMaxWorkers(r)
+	now, err := reg.IOWQMaxWorkers(r)
 	require.NoError(t, err)
 	require.Equal(t, reg.Workers{Bound: 1, Unbound: 5}, now, "the ring's limit reached this thread's io-wq")
 }

@@ -5,7 +5,6 @@ package tests
 import (
 	"bufio"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,23 +91,6 @@ func rssKB(t testing.TB) int {
 	}
 	t.Fatal("no VmRSS in /proc/self/status")
 	return 0
-}
-
-// child re-runs this test binary with only the test named run, the extra
-// environment env, and -test.short when this run has it; it returns the
-// combined output and fails the test when the child fails.
-func child(t *testing.T, run string, env ...string) string {
-	t.Helper()
-	args := []string{"-test.run=^" + run + "$", "-test.v", "-test.count=1"}
-	if testing.Short() {
-		args = append(args, "-test.short")
-	}
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "child %s: %s", run, out)
-	require.Contains(t, string(out), "--- PASS: "+run, "child did not run the test: %s", out)
-	return string(out)
 }
 
 // submitWait submits and waits for n CQEs, returning copies of them.

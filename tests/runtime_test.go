@@ -18,6 +18,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -214,7 +215,7 @@ const gcChildEnv = "URING_TEST_GC_CHILD"
 // the buffer again after the read to check it.
 func TestSoakGCStressClobberfree(t *testing.T) {
 	if os.Getenv(gcChildEnv) == "" {
-		out := child(t, "TestSoakGCStressClobberfree", gcChildEnv+"=1", "GODEBUG=clobberfree=1")
+		out := testutil.Child(t, "TestSoakGCStressClobberfree", gcChildEnv+"=1", "GODEBUG=clobberfree=1")
 		t.Log(out)
 		return
 	}

@@ -46,7 +46,7 @@ func vmSizeKB(t testing.TB) uint64 {
 // in a child process; the plain and the NO_MMAP (our own memory) paths.
 func TestHugeCQSizeENOMEMLeavesNothing(t *testing.T) {
 	if os.Getenv(enomemChildEnv) == "" {
-		t.Log(child(t, "TestHugeCQSizeENOMEMLeavesNothing", enomemChildEnv+"=1"))
+		t.Log(testutil.Child(t, "TestHugeCQSizeENOMEMLeavesNothing", enomemChildEnv+"=1"))
 		return
 	}
 	runtime.LockOSThread()
