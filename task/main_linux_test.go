@@ -30,10 +30,12 @@ func newExec(tb testing.TB, opts ...Option) *Executor {
 	return ex
 }
 
-// runTask runs fn as a task and returns its error (within 10s).
+// runTask runs fn as a task and returns its error (within 60s: a guard
+// against hangs, wide enough for the stress tests under -race on a loaded
+// 2-core machine).
 func runTask(tb testing.TB, ex *Executor, fn func(t *T) error) error {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	_, err := Run(ex, ctx, func(t *T) (struct{}, error) { return struct{}{}, fn(t) })
 	return err
