@@ -122,7 +122,11 @@ func WithSQE128() Option { return flag(sys.SetupSQE128) }
 // WithCQE32 makes CQEs 32 bytes (IORING_SETUP_CQE32); use Reap32.
 func WithCQE32() Option { return flag(sys.SetupCQE32) }
 
-// WithSingleIssuer promises one thread submits (IORING_SETUP_SINGLE_ISSUER).
+// WithSingleIssuer promises one thread submits (IORING_SETUP_SINGLE_ISSUER,
+// 6.0): the thread that creates the ring, or enables it when made
+// WithDisabled. The kernel then refuses io_uring_enter and
+// io_uring_register from other threads (ErrNotIssuer; see
+// OnIssuerThread): lock that goroutine to its thread.
 func WithSingleIssuer() Option { return flag(sys.SetupSingleIssuer) }
 
 // WithDeferTaskrun runs completion work only when the issuer waits
