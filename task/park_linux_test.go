@@ -70,7 +70,11 @@ func TestParkGOMAXPROCS1PingPong(t *testing.T) {
 	n := pingPong(t, newExec(t), 100*time.Millisecond)
 	kernel := pingPong(t, newExec(t, WithKernelWait()), 100*time.Millisecond)
 	t.Logf("round trips in 100ms at GOMAXPROCS=1: parked in Go %d, blocked in the kernel %d", n, kernel)
-	require.Greater(t, n, 200, "an executor waiting in the kernel holds the P (blocked in the kernel: %d)", kernel)
+	// An executor that kept the only P (spinning, or blocked where the
+	// runtime cannot retake it) would let the goroutine run once per 10 ms
+	// preemption slice: about 10 round trips. A parked one allows hundreds
+	// even on a loaded machine; the floor sits well between.
+	require.Greater(t, n, 50, "an executor waiting for completions holds the only P (blocked in the kernel: %d)", kernel)
 }
 
 // A goroutine keeps running while an executor waits again and again (a
@@ -107,5 +111,5 @@ func TestParkGOMAXPROCS1Counter(t *testing.T) {
 	n := count(newExec(t))
 	kernel := count(newExec(t, WithKernelWait()))
 	t.Logf("goroutine sleeps in 100ms at GOMAXPROCS=1: parked in Go %d, blocked in the kernel %d", n, kernel)
-	require.Greater(t, n, int64(200))
+	require.Greater(t, n, int64(50), "the goroutine ran about once per preemption slice: the executor holds the only P")
 }
