@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -13,8 +14,9 @@ import (
 // registers h for its CQEs under a fresh token, which it writes into
 // user_data after prep returns. Loop thread only (a Handler or a Run
 // function). It submits nothing: the loop submits the batch when control
-// returns to it. If prep fails, the SQE becomes an ignored NOP and Prep
-// returns prep's error. uring.ErrSQFull means the SQ stayed full after a
+// returns to it. If prep fails, or writes an opcode the kernel lacks
+// (an error wrapping uring.ErrUnsupported that names it), the SQE becomes
+// an ignored NOP and Prep returns the error. uring.ErrSQFull means the SQ stayed full after a
 // submit; ErrClosed that the loop is shutting down.
 //
 // prep must not set IOSQE_CQE_SKIP_SUCCESS (the slot would wait for a CQE
@@ -32,6 +34,9 @@ func (l *Loop) Prep(h Handler, prep func(*sys.SQE) error) (Token, error) {
 	}
 	if err := prep(s); err != nil {
 		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
+		return 0, err
+	}
+	if err := refuseUnknownOp(s); err != nil {
 		return 0, err
 	}
 	t := l.acquire(h)
@@ -66,6 +71,9 @@ func (l *Loop) Start(op Op) (Token, error) {
 	l.st.Submitted++
 	if err := op.Prep(s); err != nil {
 		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
+		return 0, err
+	}
+	if err := refuseUnknownOp(s); err != nil {
 		return 0, err
 	}
 	idx := l.freeHead
@@ -133,4 +141,16 @@ func (l *Loop) getSQEFull(err error) (*sys.SQE, error) {
 	}
 	l.submit()
 	return l.ring.GetSQE()
+}
+
+// refuseUnknownOp turns an SQE whose opcode the kernel lacks into an
+// ignored NOP (dropping prep's flags, a link among them) and says why;
+// nil, at the cost of a bit test, for every opcode the kernel has.
+func refuseUnknownOp(s *sys.SQE) error {
+	op := s.Opcode
+	if feature.OpKnown(op) {
+		return nil
+	}
+	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
+	return feature.Op(op)
 }

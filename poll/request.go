@@ -261,6 +261,10 @@ func (l *Loop) handle(m msg) bool {
 			l.fail(r, err)
 			return true
 		}
+		if err := refuseUnknownOp(s); err != nil {
+			l.fail(r, err)
+			return true
+		}
 		r.op = s.Opcode
 		r.tok = l.acquire(r)
 		s.UserData = uint64(r.tok)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -458,12 +459,20 @@ func (t *T) opErr(name string, fd int, res int32, linked bool) error {
 
 // Await submits the SQE prep fills (user_data is set afterwards) and waits
 // for its CQE. Memory the SQE points at is the caller's to keep alive and
-// pinned until Await returns; prefer the typed awaits, which do that.
+// pinned until Await returns; prefer the typed awaits, which do that. An
+// opcode the kernel lacks is refused before anything is submitted (an
+// *OpError wrapping uring.ErrUnsupported that names it).
 func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 	s, sl, err := t.start("await", -1)
 	if err != nil {
 		return 0, 0, err
 	}
 	prep(s)
+	if op := s.Opcode; !feature.OpKnown(op) {
+		fd := int(s.Fd)
+		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore} // prep's flags (a link) go too
+		t.ex.freeSlot(sl)
+		return 0, 0, &OpError{"await", fd, feature.Op(op)}
+	}
 	return t.wait(s, sl, "await", int(s.Fd))
 }

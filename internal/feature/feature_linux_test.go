@@ -289,3 +289,14 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, Op(sys.OpNop))
 }
+
+// OpKnown agrees with Op on every opcode, lock-free once built.
+func TestOpKnownAgreesWithOp(t *testing.T) {
+	for op := 0; op < 256; op++ {
+		err := Op(sys.Op(op))
+		require.Equal(t, err == nil, OpKnown(sys.Op(op)), "opcode %v: Op says %v", sys.Op(op), err)
+	}
+	require.True(t, OpKnown(sys.OpNop))
+	require.False(t, OpKnown(255), "no kernel has opcode 255")
+	require.Zero(t, testing.AllocsPerRun(100, func() { OpKnown(sys.OpRead) }))
+}

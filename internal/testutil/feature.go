@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/sys"
 )
 
 // SkipIfUnsupported skips the test, with err as the reason, when err (a
@@ -42,4 +43,20 @@ func FailIfKernelHas(t testing.TB, release string, err error) {
 		}
 	}
 	SkipIfUnsupported(t, err)
+}
+
+// MissingOp returns an opcode the running kernel lacks: the first one
+// sys names that the probe says is missing, else 255. It skips the test
+// when the kernel has even that.
+func MissingOp(t testing.TB) sys.Op {
+	t.Helper()
+	for op := sys.OpNop; op < 255; op++ {
+		if op.Since() != "" && errors.Is(feature.Op(op), feature.ErrUnsupported) {
+			return op
+		}
+	}
+	if feature.Op(255) == nil {
+		t.Skip("this kernel has every opcode up to 255: none is missing")
+	}
+	return 255
 }
