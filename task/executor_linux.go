@@ -362,7 +362,7 @@ func (ex *Executor) poll(block bool) {
 // pollKernel is poll for an executor that blocks in io_uring_enter.
 func (ex *Executor) pollKernel(block bool) {
 	if block {
-		ex.sleeping.Store(true)
+		ex.startSleep()
 		if ex.inboxN.Load() != 0 || ex.closeReq.Load() {
 			block = false
 		}
@@ -371,7 +371,6 @@ func (ex *Executor) pollKernel(block bool) {
 	if block {
 		_, err = ex.ring.SubmitAndWait(1)
 		ex.sleeping.Store(false)
-		ex.wakeSent.Store(false)
 	} else {
 		ex.sleeping.Store(false)
 		_, err = ex.ring.Submit()

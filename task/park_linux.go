@@ -60,8 +60,8 @@ func (ex *Executor) spinWait(d time.Duration) bool {
 // parkGo parks the executor's goroutine on the eventfd until a completion
 // or a post. The order avoids a lost wakeup:
 //
-//  1. sleeping is set, then the inbox is checked (post appends, then reads
-//     sleeping: one side sees the other);
+//  1. the wake claim is cleared and sleeping is set, then the inbox is
+//     checked (post appends, then reads sleeping: one side sees the other);
 //  2. notifications on, then a non-blocking GETEVENTS enter (only when
 //     SQ_TASKRUN says work waits, where the ring has TASKRUN_FLAG) runs the
 //     completion work deferred so far and the CQ is checked: work queued
@@ -70,7 +70,7 @@ func (ex *Executor) spinWait(d time.Duration) bool {
 //     list), and the enter empties the list; work queued after it signals;
 //  3. only then the eventfd read parks.
 func (ex *Executor) parkGo() {
-	ex.sleeping.Store(true)
+	ex.startSleep()
 	if ex.inboxN.Load() == 0 && !ex.closeReq.Load() {
 		r := ex.ring
 		r.SetEventfdEnabled(true) // full barrier before the enter's list check
@@ -92,7 +92,17 @@ func (ex *Executor) parkGo() {
 		r.SetEventfdEnabled(false)
 	}
 	ex.sleeping.Store(false)
+}
+
+// startSleep clears the wake claim, then marks the executor sleeping. A
+// claim (wakeSent) is cleared here, not when a sleep ends: a waker that
+// saw the last sleep may claim after that end and send its wake into the
+// awake executor (a MSG_RING CQE reaped in passing, or an eventfd count a
+// kernel wait never reads), and a claim left standing would keep every
+// later waker from waking the next sleep.
+func (ex *Executor) startSleep() {
 	ex.wakeSent.Store(false)
+	ex.sleeping.Store(true)
 }
 
 // kick wakes an executor parked on its eventfd (any goroutine). The File

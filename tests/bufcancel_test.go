@@ -1,0 +1,286 @@
+//go:build linux
+
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task"
+)
+
+// TestCancelRacingBufferSelectRead: a read that selects its buffer from a
+// provided-buffer ring, a cancel and a write, in random orders, 100 k times:
+// each round has one outcome; a completed read hands out exactly one buffer
+// holding the byte, which goes back once (a second Put is refused and
+// changes nothing); a cancelled one hands out none and leaves the byte in
+// the pipe. At the end no buffer is out and all of them can be handed out.
+func TestCancelRacingBufferSelectRead(t *testing.T) {
+	rounds := scale(100000, 20000, 1000000)
+	const group, nbufs = 7, 4
+	r := testutil.NewRing(t, 8)
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: group, Count: nbufs, Size: 8})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, pool.Close()) }()
+	pr, pw := rawPipe(t, 0)
+	rng := rand.New(rand.NewPCG(5, 6))
+	wb := make([]byte, 1)
+	put := func(ud uint64, prep func(s *sys.SQE) error) {
+		s, err := r.GetSQE()
+		if err == nil {
+			err = prep(s)
+		}
+		if err != nil {
+			t.Fatalf("prep %d: %v", ud, err)
+		}
+		s.UserData = ud
+	}
+	read := func(s *sys.SQE) error { return sqe.ReadSelect(s, pr, 8, -1, group) }
+	cancel := func(s *sys.SQE) error { return sqe.Cancel(s, 1, 0) }
+	write := func(s *sys.SQE) error { return sqe.Write(s, pw, wb, sqe.CurrentPos) }
+	submit := func() {
+		if _, err := r.Submit(); err != nil {
+			t.Fatalf("Submit: %v", err)
+		}
+	}
+	cqes := make([]sys.CQE, 4)
+	var outcomes [2]int
+	used := make([]int, nbufs)
+	for i := 0; i < rounds; i++ {
+		wb[0] = byte(i)
+		want := 3
+		put(1, read)
+		switch rng.IntN(4) {
+		case 0:
+			put(3, write)
+			put(2, cancel)
+		case 1:
+			put(2, cancel)
+			put(3, write)
+		case 2:
+			submit()
+			put(3, write)
+			put(2, cancel)
+		default:
+			submit()
+			if _, err := unix.Write(pw, wb); err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			put(2, cancel)
+			want = 2
+		}
+		submit()
+		var m [4]sys.CQE
+		for got := 0; got < want; {
+			n := r.Reap(cqes)
+			if n == 0 {
+				if _, err := r.WaitCQETimeout(5 * time.Second); err != nil {
+					t.Fatalf("round %d: %d of %d CQEs: %v", i, got, want, err)
+				}
+			}
+			for _, c := range cqes[:n] {
+				if c.UserData < 1 || c.UserData > 3 || m[c.UserData].UserData != 0 {
+					t.Fatalf("round %d: unexpected or duplicate CQE %+v", i, c)
+				}
+				m[c.UserData] = c
+			}
+			got += n
+		}
+		rd := m[1]
+		switch rd.Res {
+		case 1:
+			bid, data, err := pool.Take(rd.Res, sys.CQEFlags(rd.Flags))
+			if err != nil || len(data) != 1 || data[0] != byte(i) {
+				t.Fatalf("round %d: completed read's buffer: bid %d %v %v", i, bid, data, err)
+			}
+			if pool.Out() != 1 {
+				t.Fatalf("round %d: %d buffers out after one read", i, pool.Out())
+			}
+			used[bid]++
+			if err := pool.Put(bid); err != nil {
+				t.Fatalf("round %d: Put(%d): %v", i, bid, err)
+			}
+			if err := pool.Put(bid); err == nil || pool.Out() != 0 {
+				t.Fatalf("round %d: a second Put(%d) was accepted (out %d)", i, bid, pool.Out())
+			}
+			outcomes[0]++
+		case -int32(unix.ECANCELED):
+			if sys.CQEFlags(rd.Flags)&sys.CQEFBuffer != 0 {
+				t.Fatalf("round %d: a cancelled read took buffer %d", i, rd.Flags>>sys.CQEBufferShift)
+			}
+			if _, _, err := pool.Take(rd.Res, sys.CQEFlags(rd.Flags)); err == nil || pool.Out() != 0 {
+				t.Fatalf("round %d: Take handed out a buffer for a cancelled read (out %d)", i, pool.Out())
+			}
+			b := make([]byte, 1)
+			if n, err := unix.Read(pr, b); err != nil || n != 1 || b[0] != byte(i) {
+				t.Fatalf("round %d: the byte a cancelled read left: %d %v %d", i, n, err, b[0])
+			}
+			outcomes[1]++
+		default:
+			t.Fatalf("round %d: read res %d", i, rd.Res)
+		}
+	}
+	t.Logf("%d rounds: %d completed, %d cancelled; buffer uses %v", rounds, outcomes[0], outcomes[1], used)
+	require.NotZero(t, outcomes[0])
+	require.NotZero(t, outcomes[1])
+	require.Zero(t, pool.Out())
+	for bid, n := range used {
+		require.NotZero(t, n, "buffer %d never handed out: the ring lost it", bid)
+	}
+
+	// Every buffer is still in the ring: nbufs reads get nbufs distinct ids.
+	for k := 0; k < nbufs; k++ {
+		put(uint64(10+k), read)
+	}
+	submit()
+	seen := map[uint16]bool{}
+	for len(seen) < nbufs {
+		_, err = unix.Write(pw, []byte{1}) // one byte per read
+		require.NoError(t, err)
+		c, err := r.WaitCQETimeout(5 * time.Second)
+		require.NoError(t, err)
+		res, flags := c.Res, sys.CQEFlags(c.Flags)
+		r.CQESeen(c)
+		require.Equal(t, int32(1), res)
+		bid, _, err := pool.Take(res, flags)
+		require.NoError(t, err)
+		require.False(t, seen[bid], "buffer %d handed out twice", bid)
+		seen[bid] = true
+	}
+	for bid := range seen {
+		require.NoError(t, pool.Put(bid))
+	}
+}
+
+// TestCancelRacingMultishotBuffers: a task reads a pipe with a multishot
+// read into a provided-buffer pool while its context is cancelled (or its
+// loop breaks) at a random point among the writes, 100 k rounds: every
+// buffer the iterator took goes back exactly once (none out after the
+// loop, the pool can still hand out each), and no byte is lost or
+// reordered: what the loop saw plus what is left in the pipe is what was
+// written.
+func TestCancelRacingMultishotBuffers(t *testing.T) {
+	testutil.SkipIfUnsupported(t, feature.Op(sys.OpReadMultishot))
+	rounds := scale(100000, 20000, 1000000)
+	ex, err := task.NewExecutor()
+	require.NoError(t, err)
+	defer ex.Close()
+	pr, pw := rawPipe(t, unix.O_NONBLOCK)
+	var outcomes [2]int // loops ended by the cancel, by a break
+	_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+		pool, err := reg.NewBufPool(tk.Executor().Ring(), reg.PoolConfig{Group: 9, Count: 4, Size: 16})
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer pool.Close()
+		rng := rand.New(rand.NewPCG(7, 8))
+		var seen, left []byte
+		for i := 0; i < rounds; i++ {
+			seen, left = seen[:0], left[:0]
+			writes := 1 + rng.IntN(4)
+			stopAfter := rng.IntN(writes + 1) // writes before the cancel
+			breakAt := -1
+			if rng.IntN(4) == 0 {
+				breakAt = rng.IntN(writes) // the body breaks at its breakAt-th yield
+			}
+			ctx, cancel := context.WithCancel(tk.Context())
+			h := task.SpawnContext(tk, ctx, func(tk *task.T) (int, error) {
+				yields := 0
+				for b, err := range tk.ReadMultishot(pr, pool) {
+					if err != nil {
+						return 0, err
+					}
+					seen = append(seen, b...)
+					if yields == breakAt {
+						return 1, nil
+					}
+					yields++
+				}
+				return 2, nil
+			})
+			tk.Yield() // the read is armed
+			for w := 0; w < writes; w++ {
+				if w == stopAfter {
+					cancel()
+				}
+				if _, err := unix.Write(pw, []byte{byte(i), byte(w)}); err != nil {
+					cancel()
+					return struct{}{}, err
+				}
+				if rng.IntN(2) == 0 {
+					tk.Yield()
+				}
+			}
+			cancel()
+			how, err := h.Join(tk)
+			switch {
+			case errors.Is(err, context.Canceled):
+				outcomes[0]++
+			case err == nil && how == 1:
+				outcomes[1]++
+			default:
+				return struct{}{}, fmt.Errorf("round %d: loop ended with %d, %v", i, how, err)
+			}
+			if pool.Out() != 0 {
+				return struct{}{}, fmt.Errorf("round %d: %d buffers still out after the loop", i, pool.Out())
+			}
+			b := make([]byte, 64)
+			for {
+				n, err := unix.Read(pr, b)
+				if err == unix.EAGAIN {
+					break
+				}
+				if err != nil {
+					return struct{}{}, err
+				}
+				left = append(left, b[:n]...)
+			}
+			var want []byte
+			for w := 0; w < writes; w++ {
+				want = append(want, byte(i), byte(w))
+			}
+			if got := append(append([]byte{}, seen...), left...); string(got) != string(want) {
+				return struct{}{}, fmt.Errorf("round %d: loop saw %v, pipe held %v, written %v", i, seen, left, want)
+			}
+		}
+		// Every buffer is still in the ring: four reads take four ids.
+		ids := map[uint16]bool{}
+		for range 4 {
+			if _, err := unix.Write(pw, []byte{1}); err != nil {
+				return struct{}{}, err
+			}
+			res, flags, err := tk.Await(func(s *sys.SQE) { _ = sqe.ReadSelect(s, pr, 16, -1, 9) })
+			if err != nil {
+				return struct{}{}, err
+			}
+			bid, _, err := pool.Take(res, sys.CQEFlags(flags))
+			if err != nil || ids[bid] {
+				return struct{}{}, fmt.Errorf("buffer %d: %v (seen before: %v)", bid, err, ids[bid])
+			}
+			ids[bid] = true
+		}
+		for bid := range ids {
+			if err := pool.Put(bid); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	require.NoError(t, err)
+	t.Logf("%d rounds: %d ended by cancel, %d by break", rounds, outcomes[0], outcomes[1])
+	require.Equal(t, rounds, outcomes[0]+outcomes[1])
+	require.NotZero(t, outcomes[0])
+	require.NotZero(t, outcomes[1])
+}
