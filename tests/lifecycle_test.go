@@ -196,9 +196,29 @@ func (m *mixedFds) prep(s *sys.SQE, i int, op *mixedOp) error {
 	}
 }
 
+// await is mixedOp i for a task: it waits on an operation that never
+// completes on its own.
+func (m *mixedFds) await(tk *task.T, i int) (int, error) {
+	buf := make([]byte, 16)
+	switch i % 5 {
+	case 0:
+		return tk.Read(m.pipes[i%len(m.pipes)], buf, task.CurrentPos)
+	case 1:
+		return 0, tk.Sleep(time.Hour)
+	case 2:
+		ev, err := tk.Poll(m.pipes[i%len(m.pipes)], unix.POLLIN)
+		return int(ev), err
+	case 3:
+		fd, _, err := tk.Accept(m.listen, 0)
+		return fd, err
+	default:
+		return tk.Recv(m.socks[i%len(m.socks)], buf, 0)
+	}
+}
+
 // TestCloseWithMixedOpsInFlight: 1,000 reads, timeouts, polls, accepts and
-// receives in flight, then Close: the raw ring, the poll loop and the task
-// executor all finish in bounded time, every waiter gets ErrClosed, and
+// receives in flight, then Close: the raw ring, the poll loop, the task
+// executor and a 4-executor runtime all finish in bounded time, every waiter gets ErrClosed, and
 // later calls return ErrClosed.
 func TestCloseWithMixedOpsInFlight(t *testing.T) {
 	const n = 1000
@@ -288,21 +308,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 		for i := range hs {
 			hs[i] = task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) {
 				started <- struct{}{}
-				buf := make([]byte, 16)
-				switch i % 5 {
-				case 0:
-					return tk.Read(m.pipes[i%len(m.pipes)], buf, task.CurrentPos)
-				case 1:
-					return 0, tk.Sleep(time.Hour)
-				case 2:
-					ev, err := tk.Poll(m.pipes[i%len(m.pipes)], unix.POLLIN)
-					return int(ev), err
-				case 3:
-					fd, _, err := tk.Accept(m.listen, 0)
-					return fd, err
-				default:
-					return tk.Recv(m.socks[i%len(m.socks)], buf, 0)
-				}
+				return m.await(tk, i)
 			})
 		}
 		for range hs {
@@ -323,6 +329,51 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 		_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 		require.ErrorIs(t, err, uring.ErrClosed)
 		require.NoError(t, ex.Close(), "Close is safe to repeat")
+	})
+	t.Run("runtime", func(t *testing.T) {
+		// 1,000 tasks spread over 4 executors; every other one waits, from
+		// one executor, on a task it placed on the next (a cross-executor
+		// join in flight at Close).
+		m := newMixedFds(t)
+		rt, err := task.NewRuntime(4)
+		require.NoError(t, err)
+		execs := rt.Executors()
+		hs := make([]*task.Handle[int], n)
+		started := make(chan struct{}, n)
+		for i := range hs {
+			ex := execs[i%len(execs)]
+			hs[i] = task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) {
+				if i%2 == 0 {
+					started <- struct{}{}
+					return m.await(tk, i)
+				}
+				return task.SpawnAt(tk, execs[(i+1)%len(execs)], func(tk *task.T) (int, error) {
+					started <- struct{}{}
+					return m.await(tk, i)
+				}).Join(tk)
+			})
+		}
+		for range hs {
+			<-started
+		}
+		time.Sleep(20 * time.Millisecond) // the last ones reach the kernel
+		t0 := time.Now()
+		require.NoError(t, rt.Close())
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		t.Logf("Close took %v", time.Since(t0))
+		for i, h := range hs {
+			_, err := h.Wait(ctx)
+			require.ErrorIs(t, err, uring.ErrClosed, "task %d (kind %d, remote %v) after %v", i, i%5, i%2 == 1, time.Since(t0))
+		}
+		require.Less(t, time.Since(t0), 3*time.Second)
+		for _, ex := range execs {
+			_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
+			require.ErrorIs(t, err, uring.ErrClosed)
+		}
+		_, err = rt.ReadAt(ctx, m.pipes[0], make([]byte, 1), 0)
+		require.ErrorIs(t, err, uring.ErrClosed)
+		require.NoError(t, rt.Close(), "Close is safe to repeat")
 	})
 }
 
