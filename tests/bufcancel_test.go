@@ -37,67 +37,13 @@ func TestCancelRacingBufferSelectRead(t *testing.T) {
 	pr, pw := rawPipe(t, 0)
 	rng := rand.New(rand.NewPCG(5, 6))
 	wb := make([]byte, 1)
-	put := func(ud uint64, prep func(s *sys.SQE) error) {
-		s, err := r.GetSQE()
-		if err == nil {
-			err = prep(s)
-		}
-		if err != nil {
-			t.Fatalf("prep %d: %v", ud, err)
-		}
-		s.UserData = ud
-	}
-	read := func(s *sys.SQE) error { return sqe.ReadSelect(s, pr, 8, -1, group) }
-	cancel := func(s *sys.SQE) error { return sqe.Cancel(s, 1, 0) }
-	write := func(s *sys.SQE) error { return sqe.Write(s, pw, wb, sqe.CurrentPos) }
-	submit := func() {
-		if _, err := r.Submit(); err != nil {
-			t.Fatalf("Submit: %v", err)
-		}
-	}
-	cqes := make([]sys.CQE, 4)
+	race := &cancelRace{t: t, r: r, rng: rng, pw: pw, wb: wb, cqes: make([]sys.CQE, 4),
+		read: func(s *sys.SQE) error { return sqe.ReadSelect(s, pr, 8, -1, group) }}
 	var outcomes [2]int
 	used := make([]int, nbufs)
 	for i := 0; i < rounds; i++ {
 		wb[0] = byte(i)
-		want := 3
-		put(1, read)
-		switch rng.IntN(4) {
-		case 0:
-			put(3, write)
-			put(2, cancel)
-		case 1:
-			put(2, cancel)
-			put(3, write)
-		case 2:
-			submit()
-			put(3, write)
-			put(2, cancel)
-		default:
-			submit()
-			if _, err := unix.Write(pw, wb); err != nil {
-				t.Fatalf("write: %v", err)
-			}
-			put(2, cancel)
-			want = 2
-		}
-		submit()
-		var m [4]sys.CQE
-		for got := 0; got < want; {
-			n := r.Reap(cqes)
-			if n == 0 {
-				if _, err := r.WaitCQETimeout(5 * time.Second); err != nil {
-					t.Fatalf("round %d: %d of %d CQEs: %v", i, got, want, err)
-				}
-			}
-			for _, c := range cqes[:n] {
-				if c.UserData < 1 || c.UserData > 3 || m[c.UserData].UserData != 0 {
-					t.Fatalf("round %d: unexpected or duplicate CQE %+v", i, c)
-				}
-				m[c.UserData] = c
-			}
-			got += n
-		}
+		m := race.round(i)
 		rd := m[1]
 		switch rd.Res {
 		case 1:
@@ -142,9 +88,9 @@ func TestCancelRacingBufferSelectRead(t *testing.T) {
 
 	// Every buffer is still in the ring: nbufs reads get nbufs distinct ids.
 	for k := 0; k < nbufs; k++ {
-		put(uint64(10+k), read)
+		race.put(uint64(10+k), race.read)
 	}
-	submit()
+	race.submit()
 	seen := map[uint16]bool{}
 	for len(seen) < nbufs {
 		_, err = unix.Write(pw, []byte{1}) // one byte per read

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"bufio"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // scale picks the count for a stress loop: long under the soak tag, short
@@ -138,4 +141,86 @@ func getSQE(t testing.TB, r *uring.Ring) *sys.SQE {
 	s, err := r.GetSQE()
 	require.NoError(t, err)
 	return s
+}
+
+// cancelRace drives rounds of a read (user_data 1), an ASYNC_CANCEL of it
+// (2) and a write of one byte that satisfies it (3) on r, in an order picked
+// at random: one batch read+write+cancel or read+cancel+write; the read in
+// flight first, then write and cancel together; or the read in flight, a
+// write(2) from here, then the cancel. Plain checks, not testify: it runs
+// 100 k times.
+type cancelRace struct {
+	t    *testing.T
+	r    *uring.Ring
+	rng  *rand.Rand
+	read func(s *sys.SQE) error
+	pw   int
+	wb   []byte // the byte the round writes
+	cqes []sys.CQE
+}
+
+func (c *cancelRace) put(ud uint64, prep func(s *sys.SQE) error) {
+	s, err := c.r.GetSQE()
+	if err == nil {
+		err = prep(s)
+	}
+	if err != nil {
+		c.t.Fatalf("prep %d: %v", ud, err)
+	}
+	s.UserData = ud
+}
+
+func (c *cancelRace) submit() {
+	if _, err := c.r.Submit(); err != nil {
+		c.t.Fatalf("Submit: %v", err)
+	}
+}
+
+// round runs round i and returns its CQEs by user_data (m[3] is zero when
+// the write went through write(2)); a ring write that did not write its
+// byte fails the test.
+func (c *cancelRace) round(i int) (m [4]sys.CQE) {
+	cancel := func(s *sys.SQE) error { return sqe.Cancel(s, 1, 0) }
+	write := func(s *sys.SQE) error { return sqe.Write(s, c.pw, c.wb, sqe.CurrentPos) }
+	want := 3
+	c.put(1, c.read)
+	switch c.rng.IntN(4) {
+	case 0:
+		c.put(3, write)
+		c.put(2, cancel)
+	case 1:
+		c.put(2, cancel)
+		c.put(3, write)
+	case 2:
+		c.submit()
+		c.put(3, write)
+		c.put(2, cancel)
+	default:
+		c.submit()
+		if _, err := unix.Write(c.pw, c.wb); err != nil {
+			c.t.Fatalf("round %d: write: %v", i, err)
+		}
+		c.put(2, cancel)
+		want = 2
+	}
+	c.submit()
+	for got := 0; got < want; {
+		n := c.r.Reap(c.cqes)
+		if n == 0 {
+			if _, err := c.r.WaitCQETimeout(5 * time.Second); err != nil {
+				c.t.Fatalf("round %d: %d of %d CQEs: %v", i, got, want, err)
+			}
+		}
+		for _, e := range c.cqes[:n] {
+			if e.UserData < 1 || e.UserData > 3 || m[e.UserData].UserData != 0 {
+				c.t.Fatalf("round %d: unexpected or duplicate CQE %+v", i, e)
+			}
+			m[e.UserData] = e
+		}
+		got += n
+	}
+	if want == 3 && m[3].Res != 1 {
+		c.t.Fatalf("round %d: the write: %d", i, m[3].Res)
+	}
+	return m
 }

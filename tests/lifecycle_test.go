@@ -493,67 +493,11 @@ func TestCancelRacingCompletion(t *testing.T) {
 		wb := make([]byte, 1)
 		var outcomes [2]int
 		// Plain checks in the loop: testify costs microseconds per call.
-		put := func(ud uint64, prep func(s *sys.SQE) error) {
-			s, err := r.GetSQE()
-			if err == nil {
-				err = prep(s)
-			}
-			if err != nil {
-				t.Fatalf("prep %d: %v", ud, err)
-			}
-			s.UserData = ud
-		}
-		read := func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) }
-		cancel := func(s *sys.SQE) error { return sqe.Cancel(s, 1, 0) }
-		write := func(s *sys.SQE) error { return sqe.Write(s, pw, wb, sqe.CurrentPos) }
-		submit := func() {
-			if _, err := r.Submit(); err != nil {
-				t.Fatalf("Submit: %v", err)
-			}
-		}
-		cqes := make([]sys.CQE, 4)
+		race := &cancelRace{t: t, r: r, rng: rng, pw: pw, wb: wb, cqes: make([]sys.CQE, 4),
+			read: func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) }}
 		for i := 0; i < rounds; i++ {
 			wb[0], buf[0] = byte(i), byte(i)+1
-			want := 3 // read, cancel, and a ring write
-			put(1, read)
-			switch rng.IntN(4) {
-			case 0: // one batch: read, write, cancel
-				put(3, write)
-				put(2, cancel)
-			case 1: // one batch: read, cancel, write
-				put(2, cancel)
-				put(3, write)
-			case 2: // read in flight, then write and cancel together
-				submit()
-				put(3, write)
-				put(2, cancel)
-			default: // read in flight, a write(2) from here, then the cancel
-				submit()
-				_, err := unix.Write(pw, wb)
-				require.NoError(t, err)
-				put(2, cancel)
-				want = 2
-			}
-			submit()
-			var m [4]sys.CQE
-			for got := 0; got < want; {
-				n := r.Reap(cqes)
-				if n == 0 {
-					if _, err := r.WaitCQETimeout(5 * time.Second); err != nil {
-						t.Fatalf("round %d: %d of %d CQEs: %v", i, got, want, err)
-					}
-				}
-				for _, c := range cqes[:n] {
-					if c.UserData < 1 || c.UserData > 3 || m[c.UserData].UserData != 0 {
-						t.Fatalf("round %d: unexpected or duplicate CQE %+v", i, c)
-					}
-					m[c.UserData] = c
-				}
-				got += n
-			}
-			if want == 3 && m[3].Res != 1 {
-				t.Fatalf("round %d: the write: %d", i, m[3].Res)
-			}
+			m := race.round(i)
 			rd, cn := m[1], m[2]
 			switch rd.Res {
 			case 1:
