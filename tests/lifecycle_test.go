@@ -216,6 +216,30 @@ func (m *mixedFds) await(tk *task.T, i int) (int, error) {
 	}
 }
 
+// closeWithTasksInFlight waits until every task of hs has started (one
+// receive from started each), lets the last ones reach the kernel, closes,
+// and checks that Close is bounded and every task ended with ErrClosed. It
+// returns a context for the calls after Close.
+func closeWithTasksInFlight(t *testing.T, hs []*task.Handle[int], started <-chan struct{}, closeFn func() error) context.Context {
+	t.Helper()
+	for range hs {
+		<-started
+	}
+	time.Sleep(20 * time.Millisecond)
+	t0 := time.Now()
+	require.NoError(t, closeFn())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	t.Logf("Close took %v", time.Since(t0))
+	for i, h := range hs {
+		_, err := h.Wait(ctx)
+		require.ErrorIs(t, err, task.ErrClosed, "task %d (kind %d) after %v", i, i%5, time.Since(t0))
+		require.ErrorIs(t, err, uring.ErrClosed, "task %d", i)
+	}
+	require.Less(t, time.Since(t0), 3*time.Second)
+	return ctx
+}
+
 // TestCloseWithMixedOpsInFlight: 1,000 reads, timeouts, polls, accepts and
 // receives in flight, then Close: the raw ring, the poll loop, the task
 // executor and a 4-executor runtime all finish in bounded time, every waiter gets ErrClosed, and
@@ -311,21 +335,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 				return m.await(tk, i)
 			})
 		}
-		for range hs {
-			<-started
-		}
-		time.Sleep(20 * time.Millisecond) // the last ones reach the kernel
-		t0 := time.Now()
-		require.NoError(t, ex.Close())
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		t.Logf("Close took %v", time.Since(t0))
-		for i, h := range hs {
-			_, err := h.Wait(ctx)
-			require.ErrorIs(t, err, task.ErrClosed, "task %d (kind %d) after %v", i, i%5, time.Since(t0))
-			require.ErrorIs(t, err, uring.ErrClosed, "task %d", i)
-		}
-		require.Less(t, time.Since(t0), 3*time.Second)
+		ctx := closeWithTasksInFlight(t, hs, started, ex.Close)
 		_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 		require.ErrorIs(t, err, uring.ErrClosed)
 		require.NoError(t, ex.Close(), "Close is safe to repeat")
@@ -353,20 +363,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 				}).Join(tk)
 			})
 		}
-		for range hs {
-			<-started
-		}
-		time.Sleep(20 * time.Millisecond) // the last ones reach the kernel
-		t0 := time.Now()
-		require.NoError(t, rt.Close())
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		t.Logf("Close took %v", time.Since(t0))
-		for i, h := range hs {
-			_, err := h.Wait(ctx)
-			require.ErrorIs(t, err, uring.ErrClosed, "task %d (kind %d, remote %v) after %v", i, i%5, i%2 == 1, time.Since(t0))
-		}
-		require.Less(t, time.Since(t0), 3*time.Second)
+		ctx := closeWithTasksInFlight(t, hs, started, rt.Close)
 		for _, ex := range execs {
 			_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 			require.ErrorIs(t, err, uring.ErrClosed)
