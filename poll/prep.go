@@ -32,11 +32,7 @@ func (l *Loop) Prep(h Handler, prep func(*sys.SQE) error) (Token, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := prep(s); err != nil {
-		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
-		return 0, err
-	}
-	if err := refuseUnknownOp(s); err != nil {
+	if err := prepared(s, prep(s)); err != nil {
 		return 0, err
 	}
 	t := l.acquire(h)
@@ -69,11 +65,7 @@ func (l *Loop) Start(op Op) (Token, error) {
 	}
 	l.unflushed++
 	l.st.Submitted++
-	if err := op.Prep(s); err != nil {
-		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
-		return 0, err
-	}
-	if err := refuseUnknownOp(s); err != nil {
+	if err := prepared(s, op.Prep(s)); err != nil {
 		return 0, err
 	}
 	idx := l.freeHead
@@ -143,14 +135,18 @@ func (l *Loop) getSQEFull(err error) (*sys.SQE, error) {
 	return l.ring.GetSQE()
 }
 
-// refuseUnknownOp turns an SQE whose opcode the kernel lacks into an
-// ignored NOP (dropping prep's flags, a link among them) and says why;
-// nil, at the cost of a bit test, for every opcode the kernel has.
-func refuseUnknownOp(s *sys.SQE) error {
-	op := s.Opcode
-	if feature.OpKnown(op) {
-		return nil
+// prepared checks what a prep function left in s: when it failed (err),
+// or wrote an opcode the kernel lacks, s becomes an ignored NOP (prep's
+// flags, a link among them, go too) and the error says why. For every
+// opcode the kernel has, it costs a bit test.
+func prepared(s *sys.SQE, err error) error {
+	if err == nil {
+		op := s.Opcode
+		if feature.OpKnown(op) {
+			return nil
+		}
+		err = feature.Op(op)
 	}
 	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
-	return feature.Op(op)
+	return err
 }

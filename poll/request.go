@@ -256,12 +256,7 @@ func (l *Loop) handle(m msg) bool {
 			l.fail(r, err)
 			return true
 		}
-		if err := r.prep(s); err != nil {
-			*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
-			l.fail(r, err)
-			return true
-		}
-		if err := refuseUnknownOp(s); err != nil {
+		if err := prepared(s, r.prep(s)); err != nil {
 			l.fail(r, err)
 			return true
 		}

@@ -368,9 +368,9 @@ func (t *T) startAlways(name string, fd int) (*sys.SQE, *opSlot, error) {
 	return s, sl, nil
 }
 
-// abandon turns the SQE of an op whose builder rejected an argument into
-// a NOP nobody waits for, frees the slot, and returns the argument error
-// named after fn.
+// abandon turns the SQE of an op whose builder rejected an argument (or
+// that the kernel cannot run) into a NOP nobody waits for, frees the slot,
+// and returns err, an argument error renamed after fn.
 func (t *T) abandon(s *sys.SQE, sl *opSlot, fn string, err error) error {
 	sqe.Nop(s)
 	s.UserData = udIgnore
@@ -469,10 +469,8 @@ func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 	}
 	prep(s)
 	if op := s.Opcode; !feature.OpKnown(op) {
-		fd := int(s.Fd)
-		*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore} // prep's flags (a link) go too
-		t.ex.freeSlot(sl)
-		return 0, 0, &OpError{"await", fd, feature.Op(op)}
+		// abandon rewrites the whole SQE: prep's flags (a link) go too.
+		return 0, 0, t.abandon(s, sl, "await", &OpError{"await", int(s.Fd), feature.Op(op)})
 	}
 	return t.wait(s, sl, "await", int(s.Fd))
 }
