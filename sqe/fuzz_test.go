@@ -135,15 +135,31 @@ func FuzzTimeout(f *testing.F) {
 			require.Less(t, ts.Nsec, int64(1e9))
 		}
 
+		// An update takes TimeoutAbs and nothing else (io_timeout_remove_prep).
 		var ts2 sys.Timespec
 		s = garbage()
 		err = sqe.TimeoutUpdate(&s, &ts2, time.Duration(d), ud, flags)
-		if d < 0 || flags&^sys.TimeoutClockMask != 0 || !oneClock {
+		if d < 0 || flags&^sys.TimeoutAbs != 0 {
 			require.Error(t, err)
 			require.Equal(t, garbage(), s)
 		} else {
 			require.NoError(t, err)
 			require.Equal(t, sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: ud, Off: sys.PtrAddr(&ts2), OpFlags: flags | sys.TimeoutUpdate}, s)
+		}
+
+		// Absolute: a clock, ETIME_SUCCESS; ABS implied; no multishot.
+		var ts3 sys.Timespec
+		s = garbage()
+		err = sqe.TimeoutAbs(&s, &ts3, time.Duration(d), count, flags)
+		absKnown := flags&^(sys.TimeoutAbs|sys.TimeoutBoottime|sys.TimeoutRealtime|sys.TimeoutETimeSuccess) == 0
+		if d < 0 || !absKnown || !oneClock {
+			require.Error(t, err)
+			require.Equal(t, garbage(), s)
+			require.Equal(t, sys.Timespec{}, ts3)
+		} else {
+			require.NoError(t, err)
+			require.Equal(t, sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: sys.PtrAddr(&ts3), Len: 1, Off: uint64(count), OpFlags: flags | sys.TimeoutAbs}, s)
+			require.Equal(t, d, ts3.Sec*1e9+ts3.Nsec)
 		}
 	})
 }

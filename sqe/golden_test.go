@@ -82,7 +82,13 @@ func goldens() []golden {
 		{"TimeoutAt", func(s *sys.SQE) error { return sqe.TimeoutAt(s, &gTS, time.Unix(10, 5), 0) }, sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: p(&gTS), Len: 1, OpFlags: sys.TimeoutAbs | sys.TimeoutRealtime}},
 		{"TimeoutRemove", ok(func(s *sys.SQE) { sqe.TimeoutRemove(s, 42) }), sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: 42}},
 		{"TimeoutUpdate", func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &gTS, time.Second, 42, 0) }, sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: 42, Off: p(&gTS), OpFlags: sys.TimeoutUpdate}},
-		{"LinkTimeoutUpdate", func(s *sys.SQE) error { return sqe.LinkTimeoutUpdate(s, &gTS, time.Second, 43, sys.TimeoutRealtime) }, sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: 43, Off: p(&gTS), OpFlags: sys.TimeoutUpdate | sys.LinkTimeoutUpdate | sys.TimeoutRealtime}},
+		{"TimeoutAbs", func(s *sys.SQE) error { return sqe.TimeoutAbs(s, &gTS, time.Hour, 1, 0) }, sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: p(&gTS), Len: 1, Off: 1, OpFlags: sys.TimeoutAbs}},
+		{"TimeoutAbsBoottime", func(s *sys.SQE) error {
+			return sqe.TimeoutAbs(s, &gTS, time.Hour, 0, sys.TimeoutBoottime|sys.TimeoutETimeSuccess)
+		}, sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: p(&gTS), Len: 1, OpFlags: sys.TimeoutAbs | sys.TimeoutBoottime | sys.TimeoutETimeSuccess}},
+		{"TimeoutUpdateAbs", func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &gTS, time.Second, 42, sys.TimeoutAbs) }, sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: 42, Off: p(&gTS), OpFlags: sys.TimeoutUpdate | sys.TimeoutAbs}},
+		{"LinkTimeoutUpdate", func(s *sys.SQE) error { return sqe.LinkTimeoutUpdate(s, &gTS, time.Second, 43, 0) }, sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: 43, Off: p(&gTS), OpFlags: sys.TimeoutUpdate | sys.LinkTimeoutUpdate}},
+		{"LinkTimeoutUpdateAbs", func(s *sys.SQE) error { return sqe.LinkTimeoutUpdate(s, &gTS, time.Second, 43, sys.TimeoutAbs) }, sys.SQE{Opcode: sys.OpTimeoutRemove, Fd: -1, Addr: 43, Off: p(&gTS), OpFlags: sys.TimeoutUpdate | sys.LinkTimeoutUpdate | sys.TimeoutAbs}},
 		{"Accept", func(s *sys.SQE) error { return sqe.Accept(s, 8, &gAny, &gSalen, unix.SOCK_NONBLOCK) }, sys.SQE{Opcode: sys.OpAccept, Fd: 8, Addr: p(&gAny), Off: p(&gSalen), OpFlags: unix.SOCK_NONBLOCK | sockExec}},
 		{"AcceptNil", func(s *sys.SQE) error { return sqe.Accept(s, 8, nil, nil, 0) }, sys.SQE{Opcode: sys.OpAccept, Fd: 8, OpFlags: sockExec}},
 		{"AcceptDirect", func(s *sys.SQE) error { return sqe.AcceptDirect(s, 8, nil, nil, 0, 4) }, sys.SQE{Opcode: sys.OpAccept, Fd: 8, FileIndex: 5}},
@@ -95,6 +101,7 @@ func goldens() []golden {
 		{"CancelOp", func(s *sys.SQE) error { return sqe.CancelOp(s, sys.OpRead, 0) }, sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Len: uint32(sys.OpRead), OpFlags: sys.AsyncCancelOp}},
 		{"CancelAny", ok(sqe.CancelAny), sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, OpFlags: sys.AsyncCancelAny}},
 		{"LinkTimeout", func(s *sys.SQE) error { return sqe.LinkTimeout(s, &gTS, time.Second, 0) }, sys.SQE{Opcode: sys.OpLinkTimeout, Fd: -1, Addr: p(&gTS), Len: 1}},
+		{"LinkTimeoutAbs", func(s *sys.SQE) error { return sqe.LinkTimeoutAbs(s, &gTS, time.Second, sys.TimeoutRealtime) }, sys.SQE{Opcode: sys.OpLinkTimeout, Fd: -1, Addr: p(&gTS), Len: 1, OpFlags: sys.TimeoutAbs | sys.TimeoutRealtime}},
 		{"Connect", func(s *sys.SQE) error { return sqe.Connect(s, 10, &gSA4) }, sys.SQE{Opcode: sys.OpConnect, Fd: 10, Addr: p(&gSA4), Off: 16}},
 		{"Connect6", func(s *sys.SQE) error { return sqe.Connect(s, 10, &gSA6) }, sys.SQE{Opcode: sys.OpConnect, Fd: 10, Addr: p(&gSA6), Off: 28}},
 		{"Fallocate", func(s *sys.SQE) error { return sqe.Fallocate(s, 3, unix.FALLOC_FL_KEEP_SIZE, 4096, 1<<33) }, sys.SQE{Opcode: sys.OpFallocate, Fd: 3, Addr: 1 << 33, Len: unix.FALLOC_FL_KEEP_SIZE, Off: 4096}},
@@ -230,6 +237,10 @@ func TestGoldenTimespec(t *testing.T) {
 	require.Equal(t, sys.Timespec{Sec: 2, Nsec: 3}, ts)
 	require.NoError(t, sqe.TimeoutAt(&s, &ts, time.Unix(10, 5), 0))
 	require.Equal(t, sys.Timespec{Sec: 10, Nsec: 5}, ts)
+	require.NoError(t, sqe.TimeoutAbs(&s, &ts, 7*time.Second+9, 0, 0))
+	require.Equal(t, sys.Timespec{Sec: 7, Nsec: 9}, ts)
+	require.NoError(t, sqe.LinkTimeoutAbs(&s, &ts, 3*time.Second+1, 0))
+	require.Equal(t, sys.Timespec{Sec: 3, Nsec: 1}, ts)
 	require.NoError(t, sqe.SetTimespec(&ts, 1500*time.Millisecond))
 	require.Equal(t, sys.Timespec{Sec: 1, Nsec: 5e8}, ts)
 }

@@ -57,13 +57,25 @@ func invalids() []invalid {
 		{func(s *sys.SQE) error { return sqe.RecvmsgMultishot(s, 3, &msg, 0, 0) }, "sqe: RecvmsgMultishot: msg.Iovlen must be 0: the payload goes to a provided buffer"},
 		{func(s *sys.SQE) error { return sqe.Timeout(s, nil, time.Second, 0, 0) }, "sqe: Timeout: ts is nil"},
 		{func(s *sys.SQE) error { return sqe.Timeout(s, &ts, -time.Second, 0, 0) }, "sqe: Timeout: d = -1s is negative"},
-		{func(s *sys.SQE) error { return sqe.Timeout(s, &ts, time.Second, 0, sys.TimeoutAbs) }, "sqe: Timeout: flags has unknown bits 0x1"},
+		{func(s *sys.SQE) error { return sqe.Timeout(s, &ts, time.Second, 0, sys.TimeoutAbs) }, "sqe: Timeout: flags has TimeoutAbs: use TimeoutAbs for an absolute deadline"},
+		{func(s *sys.SQE) error { return sqe.Timeout(s, &ts, time.Second, 0, sys.TimeoutUpdate) }, "sqe: Timeout: flags has unknown bits 0x2"},
+		{func(s *sys.SQE) error { return sqe.TimeoutAbs(s, nil, time.Second, 0, 0) }, "sqe: TimeoutAbs: ts is nil"},
+		{func(s *sys.SQE) error { return sqe.TimeoutAbs(s, &ts, -time.Second, 0, 0) }, "sqe: TimeoutAbs: at = -1s is negative"},
+		{func(s *sys.SQE) error { return sqe.TimeoutAbs(s, &ts, time.Second, 0, sys.TimeoutMultishot) }, "sqe: TimeoutAbs: flags has TimeoutMultishot, which the kernel takes only with a relative time"},
+		{func(s *sys.SQE) error {
+			return sqe.TimeoutAbs(s, &ts, time.Second, 0, sys.TimeoutBoottime|sys.TimeoutRealtime)
+		}, "sqe: TimeoutAbs: flags has both TimeoutBoottime and TimeoutRealtime"},
+		{func(s *sys.SQE) error { return sqe.LinkTimeoutAbs(s, &ts, time.Second, sys.TimeoutETimeSuccess) }, "sqe: LinkTimeoutAbs: flags has unknown bits 0x20"},
+		{func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts, time.Second, sys.TimeoutAbs) }, "sqe: LinkTimeout: flags has TimeoutAbs: use LinkTimeoutAbs for an absolute deadline"},
 		{func(s *sys.SQE) error {
 			return sqe.Timeout(s, &ts, time.Second, 0, sys.TimeoutBoottime|sys.TimeoutRealtime)
 		}, "sqe: Timeout: flags has both TimeoutBoottime and TimeoutRealtime"},
 		{func(s *sys.SQE) error { return sqe.TimeoutAt(s, &ts, time.Unix(-5, 0), 0) }, "sqe: TimeoutAt: at is before 1970"},
 		{func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts, time.Second, sys.TimeoutMultishot) }, "sqe: LinkTimeout: flags has unknown bits 0x40"},
 		{func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, nil, time.Second, 1, 0) }, "sqe: TimeoutUpdate: ts is nil"},
+		{func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &ts, time.Second, 1, sys.TimeoutBoottime) }, clockUpdate("TimeoutUpdate")},
+		{func(s *sys.SQE) error { return sqe.LinkTimeoutUpdate(s, &ts, time.Second, 1, sys.TimeoutRealtime) }, clockUpdate("LinkTimeoutUpdate")},
+		{func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &ts, time.Second, 1, sys.TimeoutETimeSuccess) }, "sqe: TimeoutUpdate: flags has unknown bits 0x20"},
 		{func(s *sys.SQE) error { return sqe.Cancel(s, 1, sys.AsyncCancelAny) }, "sqe: Cancel: flags has unknown bits 0x4"},
 		{func(s *sys.SQE) error { return sqe.CancelOp(s, sys.OpLast, 0) }, "sqe: CancelOp: op = 65 is not a known opcode"},
 		{func(s *sys.SQE) error { return sqe.CancelFixedFd(s, 1<<21, 0) }, "sqe: CancelFixedFd: slot = 2097152 exceeds MaxSlot (1048575)"},
