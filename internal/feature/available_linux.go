@@ -23,9 +23,10 @@ var (
 )
 
 // Available reports whether this process can use io_uring at all: nil when
-// a ring can be made, an error wrapping ErrUnsupported that names
+// a ring can be made, an *UnsupportedError that names
 // kernel.io_uring_disabled (with its value) or seccomp when io_uring_setup
-// answers EPERM or ENOSYS, and any other error (ENOMEM, EMFILE) as is.
+// answers EPERM or ENOSYS (see Explain), and any other error (ENOMEM,
+// EMFILE) as is.
 // Only the "yes" is cached: the sysctl may change.
 func Available() error {
 	availableMu.Lock()
@@ -43,28 +44,32 @@ func Available() error {
 	return nil
 }
 
-// Explain turns EPERM or ENOSYS from io_uring_setup(2) into an error that
-// wraps ErrUnsupported (and the errno) and says why: the value of
-// kernel.io_uring_disabled, a seccomp filter, or a kernel without
-// io_uring. Other errors are returned unchanged.
+// Explain turns EPERM or ENOSYS from io_uring_setup(2) into an
+// *UnsupportedError for "io_uring" (no MinimumVersion, Err the errno) whose
+// Reason says why: the value of kernel.io_uring_disabled, a seccomp filter,
+// or a kernel without io_uring. Other errors are returned unchanged.
 func Explain(err error) error {
 	var errno unix.Errno
 	if !errors.As(err, &errno) || (errno != unix.EPERM && errno != unix.ENOSYS) {
 		return err
 	}
 	v, rerr := IOUringDisabled()
+	var reason string
 	switch {
 	case rerr == nil && v == 2:
-		return unsupported("kernel.io_uring_disabled = 2 disables io_uring for every process (%w)", err)
+		reason = "kernel.io_uring_disabled = 2 disables io_uring for every process"
 	case rerr == nil && v == 1 && errno == unix.EPERM:
-		return unsupported("kernel.io_uring_disabled = 1 allows io_uring only to CAP_SYS_ADMIN or the group in kernel.io_uring_group (%w)", err)
+		reason = "kernel.io_uring_disabled = 1 allows io_uring only to CAP_SYS_ADMIN or the group in kernel.io_uring_group"
 	case errno == unix.ENOSYS && errors.Is(rerr, os.ErrNotExist):
-		return unsupported("the kernel has no io_uring (built without CONFIG_IO_URING, or older than 5.1), or a seccomp filter answers ENOSYS (%w)", err)
+		reason = "the kernel has no io_uring (built without CONFIG_IO_URING, or older than 5.1), or a seccomp filter answers ENOSYS"
 	case rerr != nil:
-		return unsupported("kernel.io_uring_disabled cannot be read (%v), so a seccomp filter (container runtime or sandbox) likely denies io_uring_setup (%w)", rerr, err)
+		reason = fmt.Sprintf("kernel.io_uring_disabled cannot be read (%v), so a seccomp filter (container runtime or sandbox) likely denies io_uring_setup", rerr)
 	default:
-		return unsupported("kernel.io_uring_disabled = %d, so a seccomp filter (container runtime or sandbox) likely denies io_uring_setup (%w)", v, err)
+		reason = fmt.Sprintf("kernel.io_uring_disabled = %d, so a seccomp filter (container runtime or sandbox) likely denies io_uring_setup", v)
 	}
+	// Not a question of versions: io_uring is there (5.1) but this process
+	// may not use it.
+	return unsupported("io_uring", "", reason, err)
 }
 
 // IOUringDisabled reads kernel.io_uring_disabled: 0 io_uring is enabled,

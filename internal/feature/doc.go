@@ -5,14 +5,17 @@
 // devices can do polled I/O.
 //
 // Contract:
-//   - Every probe returns nil when the feature is supported, an error
-//     wrapping ErrUnsupported (and so errors.ErrUnsupported) when it is not,
-//     and any other error when the probe itself failed.
+//   - Every probe returns nil when the feature is supported, an
+//     *UnsupportedError (naming the feature, the release that added it and
+//     the running kernel; errors.Is ErrUnsupported and
+//     errors.ErrUnsupported) when it is not, and any other error when the
+//     probe itself failed.
 //   - Yes and no answers are cached for the life of the process; failures are
 //     not, and neither is "io_uring unavailable" (EPERM/ENOSYS from
 //     io_uring_setup), whose error names kernel.io_uring_disabled or seccomp.
 //   - Probes are safe for concurrent use. They lock the calling goroutine to
 //     its OS thread while they run (registered ring fds and io-wq are per
 //     thread), map nothing they do not unmap, and leave no fd behind.
-//   - On systems other than Linux every probe returns ErrUnsupported.
+//   - On systems other than Linux every probe returns an *UnsupportedError
+//     for "io_uring".
 package feature

@@ -33,7 +33,7 @@ func EnterFlag(f sys.EnterFlags) error {
 		defer lockThread()()
 		r, err := setupRing(1, sys.Params{})
 		if err != nil {
-			return notFinal(unwrapTransient(setupFailed("a ring for io_uring_enter", err)))
+			return notFinal(unwrapTransient(plainRingFailed(enterFeature(f), err)))
 		}
 		defer r.close()
 		ok := []unix.Errno{0}
@@ -48,7 +48,7 @@ func EnterFlag(f sys.EnterFlags) error {
 		case sys.EnterRegisteredRing:
 			idx, rerr := r.registerSelf()
 			if rerr != nil {
-				return registerPrereq("REGISTER_RING_FDS", rerr)
+				return registerPrereq(enterFeature(f), enterSince[f], "IORING_REGISTER_RING_FDS", rerr)
 			}
 			_, err = sys.Enter(idx, 0, 0, sys.EnterRegisteredRing)
 		case sys.EnterExtArgReg:
@@ -59,15 +59,16 @@ func EnterFlag(f sys.EnterFlags) error {
 		default:
 			_, err = sys.Enter(r.fd, 0, 0, f)
 		}
-		return answer("enter flag "+f.String()+sinceText(enterSince[f]), err, ok...)
+		return answer(enterFeature(f), enterSince[f], err, ok...)
 	})
 }
 
-// answer maps the result of a try-and-see call: success or an errno in ok
-// means supported; EINVAL unsupported (the kernel does not know the
-// opcode or flag); EOPNOTSUPP unsupported (compiled out); anything else is a
+// answer maps the result of a try-and-see call about feature (added in
+// since): success or an errno in ok means supported; EINVAL unsupported
+// (the kernel does not know the opcode or flag); EOPNOTSUPP unsupported,
+// built out of this kernel (no version would help); anything else is a
 // failed probe, not cached.
-func answer(what string, err error, ok ...unix.Errno) error {
+func answer(feature, since string, err error, ok ...unix.Errno) error {
 	e := errnoOf(err)
 	if err == nil {
 		e = 0
@@ -79,22 +80,23 @@ func answer(what string, err error, ok ...unix.Errno) error {
 	}
 	switch e {
 	case unix.EINVAL:
-		return unsupported("%s: rejected by kernel %s (%w)", what, KernelRelease(), err)
+		return unsupported(feature, since, "", err)
 	case unix.EOPNOTSUPP:
-		return unsupported("%s: not built into kernel %s (%w)", what, KernelRelease(), err)
+		return unsupported(feature, "", "not built into this kernel", err)
 	}
 	if err == nil {
 		return nil
 	}
-	return notFinal(fmt.Errorf("feature: probing %s: %w", what, err))
+	return notFinal(fmt.Errorf("feature: probing %s: %w", feature, err))
 }
 
-// registerPrereq classifies the failure of a registration a probe needs
-// first: EINVAL means the kernel lacks it, and so the probed feature, which
-// is never older (final); anything else is a failed probe.
-func registerPrereq(what string, err error) error {
+// registerPrereq classifies the failure of a registration (what) that the
+// probe of feature needs first: EINVAL means the kernel lacks it, and so
+// the probed feature, which is never older (final); anything else is a
+// failed probe.
+func registerPrereq(feature, since, what string, err error) error {
 	if errnoOf(err) == unix.EINVAL {
-		return unsupported("needs %s, rejected by kernel %s (%w)", what, KernelRelease(), err)
+		return unsupported(feature, since, "needs "+what+", which the kernel rejects", err)
 	}
-	return notFinal(fmt.Errorf("feature: probing: %s: %w", what, err))
+	return notFinal(fmt.Errorf("feature: probing %s: %s: %w", feature, what, err))
 }

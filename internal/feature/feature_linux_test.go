@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
@@ -30,6 +31,7 @@ func resetCaches() {
 	setupCache.reset()
 	enterCache.reset()
 	registerCache.reset()
+	capCache.reset()
 }
 
 func requireUnsupported(t *testing.T, err error, contains ...string) {
@@ -39,6 +41,17 @@ func requireUnsupported(t *testing.T, err error, contains ...string) {
 	for _, s := range contains {
 		require.ErrorContains(t, err, s)
 	}
+}
+
+// requireVersion checks the *UnsupportedError in err: what it names, the
+// release it says added it, and the running kernel.
+func requireVersion(t *testing.T, err error, feature, since string) {
+	t.Helper()
+	ue := AsUnsupported(err)
+	require.NotNil(t, ue, "%v", err)
+	require.Equal(t, feature, ue.Feature)
+	require.Equal(t, since, ue.MinimumVersion)
+	require.Equal(t, KernelRelease(), ue.Kernel)
 }
 
 func TestAvailableAndSysctl(t *testing.T) {
@@ -74,6 +87,8 @@ func TestExplain(t *testing.T) {
 		}
 		err := Explain(c.err)
 		requireUnsupported(t, err, c.want)
+		requireVersion(t, err, "io_uring", "")
+		require.Equal(t, c.err, AsUnsupported(err).Err)
 		require.ErrorIs(t, err, errnoOf(c.err), "the errno stays visible")
 	}
 	einval := os.NewSyscallError("io_uring_setup", unix.EINVAL)
@@ -107,9 +122,11 @@ func TestOp(t *testing.T) {
 	for _, op := range []sys.Op{sys.OpNop, sys.OpRead, sys.OpUringCmd, sys.OpFutexWaitv, sys.OpPipe} {
 		require.NoError(t, Op(op), "%v", op)
 	}
-	requireUnsupported(t, Op(sys.OpNop128), "NOP128", "Linux 6.19", "up to PIPE")
+	requireUnsupported(t, Op(sys.OpNop128), "opcode IORING_OP_NOP128 needs Linux 6.19", "up to IORING_OP_PIPE")
+	requireVersion(t, Op(sys.OpNop128), "opcode IORING_OP_NOP128", "6.19")
 	requireUnsupported(t, Op(sys.OpUringCmd128))
-	requireUnsupported(t, Op(200), "OP_200")
+	requireUnsupported(t, Op(200), "opcode 200")
+	requireVersion(t, Op(200), "opcode 200", "")
 	require.NotNil(t, probeTab, "the probe is cached")
 }
 
@@ -122,10 +139,12 @@ func TestSetupFlag(t *testing.T) {
 			require.NoError(t, err, "%v", f)
 			continue
 		}
-		requireUnsupported(t, err, f.String(), "rejected by kernel")
+		requireUnsupported(t, err, "IORING_SETUP_"+f.String())
+		requireVersion(t, err, "setup flag IORING_SETUP_"+f.String(), f.Since())
 		require.ErrorIs(t, err, unix.EINVAL)
 	}
 	requireUnsupported(t, SetupFlag(1<<28), "0x10000000")
+	requireVersion(t, SetupFlag(1<<28), "setup flag 0x10000000", "")
 
 	err := SetupFlag(0)
 	require.Error(t, err)
@@ -143,6 +162,7 @@ func TestEnterFlag(t *testing.T) {
 		require.NotEmpty(t, EnterFlagSince(f))
 	}
 	requireUnsupported(t, EnterFlag(1<<8), "0x100")
+	requireVersion(t, EnterFlag(1<<8), "enter flag 0x100", "")
 	require.Error(t, EnterFlag(3))
 }
 
@@ -157,7 +177,9 @@ func TestRegisterOp(t *testing.T) {
 	requireUnsupported(t, RegisterOp(sys.RegisterZcrxCtrl|sys.RegisterUseRegisteredRing), "ZCRX_CTRL")
 	for _, op := range []sys.RegisterOp{sys.RegisterZcrxCtrl, sys.RegisterBPFFilter, 38, 200} {
 		requireUnsupported(t, RegisterOp(op), "knows 36 register opcodes")
+		requireVersion(t, RegisterOp(op), "register opcode "+RegisterOpName(op), op.Since())
 	}
+	requireVersion(t, RegisterOp(sys.RegisterBPFFilter), "register opcode IORING_REGISTER_BPF_FILTER", "7.0")
 	// Every opcode the table tries is one the package knows.
 	for op := range regTries {
 		require.NotEmpty(t, op.Since(), "%v", op)
@@ -273,6 +295,9 @@ func all() {
 	RegisterOp(sys.RegisterUseRegisteredRing)
 	Features()
 	MaxEntries()
+	for _, c := range Capabilities() {
+		Cap(c)
+	}
 }
 
 func TestConcurrent(t *testing.T) {
@@ -299,4 +324,77 @@ func TestOpKnownAgreesWithOp(t *testing.T) {
 	require.True(t, OpKnown(sys.OpNop))
 	require.False(t, OpKnown(255), "no kernel has opcode 255")
 	require.Zero(t, testing.AllocsPerRun(100, func() { OpKnown(sys.OpRead) }))
+}
+
+// Every capability is answered, on any kernel: supported from the release
+// that added it on, and before that an *UnsupportedError naming it and
+// that release.
+func TestCap(t *testing.T) {
+	require.NoError(t, Available())
+	resetCaches()
+	for _, c := range Capabilities() {
+		err := Cap(c)
+		has, verr := KernelAtLeast(c.Since())
+		require.NoError(t, verr)
+		if has {
+			require.NoError(t, err, "%v (%s) on %s", c, c.Since(), KernelRelease())
+			continue
+		}
+		requireUnsupported(t, err)
+		requireVersion(t, err, c.feature(), c.Since())
+	}
+	err := Cap(-1)
+	require.ErrorContains(t, err, "no such capability")
+	require.NotErrorIs(t, err, ErrUnsupported)
+	require.Error(t, Cap(capCount))
+}
+
+// The exact answers of Linux 6.18.
+func TestCap618(t *testing.T) {
+	need618(t)
+	for _, c := range Capabilities() {
+		if c == CapSocketGetsockname {
+			requireVersion(t, Cap(c), "socket command SOCKET_URING_OP_GETSOCKNAME", "6.19")
+			require.ErrorIs(t, Cap(c), unix.EOPNOTSUPP)
+			continue
+		}
+		require.NoError(t, Cap(c), "%v", c)
+	}
+}
+
+// The request helper of the capability probes: a request that fails its
+// prep completes with -EINVAL, and one that never completes ends in the
+// guard's timeout instead of a hang.
+func TestProbeRingOne(t *testing.T) {
+	require.NoError(t, Available())
+	r, err := setupRing(8, sys.Params{})
+	require.NoError(t, err)
+	defer r.close()
+	res, err := r.one(sys.SQE{Opcode: sys.OpNop, Fd: -1})
+	require.NoError(t, err)
+	require.Equal(t, int32(0), res.res)
+	res, err = r.one(sys.SQE{Opcode: 255, Fd: -1})
+	require.NoError(t, err)
+	require.Equal(t, -int32(unix.EINVAL), res.res)
+
+	old := probeWait
+	probeWait = 20 * time.Millisecond
+	t.Cleanup(func() { probeWait = old })
+	efd, err := r.eventfd() // never readable
+	require.NoError(t, err)
+	_, err = r.one(sys.SQE{Opcode: sys.OpPollAdd, Fd: efd, OpFlags: unix.POLLIN})
+	require.ErrorIs(t, err, errProbeTimeout)
+	res, err = r.one(sys.SQE{Opcode: sys.OpNop, Fd: -1})
+	require.NoError(t, err, "the ring still works after a timeout")
+	require.Equal(t, int32(0), res.res)
+
+	// A multishot answer without F_MORE is a "no"; with it a "yes".
+	require.NoError(t, multishotAnswer(CapMultishotPoll, cqe{res: 1, flags: sys.CQEFMore}))
+	requireVersion(t, multishotAnswer(CapMultishotPoll, cqe{res: 1}), "multishot poll (IORING_POLL_ADD_MULTI)", "5.13")
+	requireVersion(t, multishotAnswer(CapMultishotTimeout, cqe{res: -int32(unix.ETIME)}), "multishot timeout (IORING_TIMEOUT_MULTISHOT)", "6.4")
+	require.NoError(t, multishotAnswer(CapMultishotTimeout, cqe{res: -int32(unix.ETIME), flags: sys.CQEFMore}))
+	requireVersion(t, multishotAnswer(CapMultishotRecv, cqe{res: -int32(unix.EINVAL)}), "multishot recv (IORING_RECV_MULTISHOT)", "6.0")
+	err = unwrapTransient(multishotAnswer(CapMultishotRecv, cqe{res: -int32(unix.ENOMEM)}))
+	require.ErrorIs(t, err, unix.ENOMEM)
+	require.NotErrorIs(t, err, ErrUnsupported)
 }

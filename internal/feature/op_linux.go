@@ -25,7 +25,7 @@ func Op(op sys.Op) error {
 	if probeTab == nil && !noProbe {
 		r, err := setupRing(1, sys.Params{})
 		if err != nil {
-			return unwrapTransient(setupFailed("a ring for REGISTER_PROBE", err))
+			return unwrapTransient(plainRingFailed(opFeature(op), err))
 		}
 		var p sys.Probe
 		_, err = sys.Register(r.fd, sys.RegisterProbe, &p, uint32(len(p.Ops)))
@@ -41,12 +41,12 @@ func Op(op sys.Op) error {
 	}
 	if probeTab == nil {
 		if op.Since() == "" {
-			return unsupported("opcode %s: unknown, and kernel %s has no REGISTER_PROBE", op, KernelRelease())
+			return unsupported(opFeature(op), "", "unknown to this package, and the kernel has no IORING_REGISTER_PROBE (5.6) to ask", nil)
 		}
 		if ok, err := KernelAtLeast(op.Since()); err != nil {
 			return err
 		} else if !ok {
-			return unsupported("opcode %s%s: kernel %s is older", op, sinceText(op.Since()), KernelRelease())
+			return unsupported(opFeature(op), op.Since(), "", nil)
 		}
 		return nil
 	}
@@ -54,7 +54,9 @@ func Op(op sys.Op) error {
 		return nil
 	}
 	if op > probeTab.LastOp {
-		return unsupported("opcode %s%s: kernel %s knows opcodes up to %s", op, sinceText(op.Since()), KernelRelease(), probeTab.LastOp)
+		return unsupported(opFeature(op), op.Since(), "the kernel knows opcodes up to "+OpName(probeTab.LastOp), nil)
 	}
-	return unsupported("opcode %s%s: not supported by kernel %s (compiled out?)", op, sinceText(op.Since()), KernelRelease())
+	// The kernel knows the number but does not offer it: built without it
+	// (CONFIG_NET, CONFIG_FUTEX, ...); no version would help.
+	return unsupported(opFeature(op), "", "the kernel knows the opcode but does not support it (built without it?)", nil)
 }

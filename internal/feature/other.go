@@ -10,7 +10,7 @@ import (
 
 // There is no io_uring outside Linux: every probe says so.
 
-func no() error { return unsupported("no io_uring on %s", runtime.GOOS) }
+func no() error { return unsupported("io_uring", "", "no io_uring on "+runtime.GOOS, nil) }
 
 func Available() error                   { return no() }
 func Explain(err error) error            { return err }
@@ -24,3 +24,4 @@ func Features() (sys.Features, error)    { return 0, no() }
 func MaxEntries() (Limits, error)        { return Limits{}, no() }
 func Query() (sys.QueryOpcode, error)    { return sys.QueryOpcode{}, no() }
 func PolledIO() ([]BlockDevice, error)   { return nil, no() }
+func Cap(c Capability) error             { return no() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -73,7 +74,7 @@ func RegisterOp(op sys.RegisterOp) error {
 	}
 	return registerCache.get(op, func() error {
 		defer lockThread()()
-		what := "register opcode " + op.String() + sinceText(op.Since())
+		what, since := registerFeature(op), op.Since()
 		t, ok := regTries[op]
 		if !ok {
 			return registerByQuery(op, what)
@@ -81,24 +82,24 @@ func RegisterOp(op sys.RegisterOp) error {
 		r, err := setupRing(2, sys.Params{Flags: t.flags})
 		if err != nil {
 			if t.flags != 0 && errnoOf(err) == unix.EINVAL {
-				return unsupported("%s: needs setup flags %v, rejected by kernel %s (%w)", what, t.flags, KernelRelease(), err)
+				return unsupported(what, since, "needs setup flags "+SetupFlagName(t.flags)+", which the kernel rejects", err)
 			}
-			return notFinal(unwrapTransient(setupFailed("a ring for "+what, err)))
+			return notFinal(unwrapTransient(plainRingFailed(what, err)))
 		}
 		defer r.close()
 		err = t.run(r)
-		if _, isPrereq := err.(prereqError); isPrereq {
-			return registerPrereq(err.(prereqError).what, err.(prereqError).err)
+		if p, isPrereq := err.(prereqError); isPrereq {
+			return registerPrereq(what, since, p.what, p.err)
 		}
 		for _, no := range t.no {
 			if errnoOf(err) == no {
-				return unsupported("%s: kernel %s answers %v", what, KernelRelease(), err)
+				return unsupported(what, since, "", err)
 			}
 		}
 		if op == sys.RegisterZcrxIfq && errnoOf(err) == unix.EPERM {
-			return notFinal(unsupported("%s: the kernel has it, but it needs CAP_NET_ADMIN (%w)", what, err))
+			return notFinal(unsupported(what, "", "the kernel has it, but it needs CAP_NET_ADMIN", err))
 		}
-		return answer(what, err, append([]unix.Errno{0}, t.ok...)...)
+		return answer(what, since, err, append([]unix.Errno{0}, t.ok...)...)
 	})
 }
 
@@ -456,13 +457,13 @@ func query() (sys.QueryOpcode, error) {
 
 // Query returns what REGISTER_QUERY (6.18) says the kernel knows: opcode
 // counts and the feature, setup, enter and SQE flag masks. Before 6.18 the
-// error wraps ErrUnsupported.
+// error is an *UnsupportedError.
 func Query() (sys.QueryOpcode, error) {
 	q, err := query()
 	if err != nil {
 		switch errnoOf(err) {
 		case unix.EINVAL, unix.EBADF:
-			return q, unsupported("REGISTER_QUERY (Linux 6.18): kernel %s has no ring-less query (%w)", KernelRelease(), err)
+			return q, unsupported(registerFeature(sys.RegisterQuery), sys.RegisterQuery.Since(), "the kernel has no ring-less query", err)
 		}
 		if aerr := Available(); aerr != nil {
 			return q, aerr
@@ -478,12 +479,12 @@ func registerByQuery(op sys.RegisterOp, what string) error {
 	q, err := Query()
 	if err != nil {
 		if isUnsupported(err) {
-			return unsupported("%s: kernel %s predates REGISTER_QUERY, and so the opcode", what, KernelRelease())
+			return unsupported(what, op.Since(), "the kernel predates IORING_REGISTER_QUERY (6.18), and so the opcode", nil)
 		}
 		return notFinal(err)
 	}
 	if base := op &^ sys.RegisterUseRegisteredRing; uint32(base) < q.NrRegisterOpcodes {
 		return nil
 	}
-	return unsupported("%s: kernel %s knows %d register opcodes", what, KernelRelease(), q.NrRegisterOpcodes)
+	return unsupported(what, op.Since(), "the kernel knows "+strconv.Itoa(int(q.NrRegisterOpcodes))+" register opcodes", nil)
 }

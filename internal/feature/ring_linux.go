@@ -22,6 +22,18 @@ type probeRing struct {
 	fds []int          // other fds to close
 	pin runtime.Pinner // Go memory whose address the kernel reads
 	reg int            // registered ring index to drop, or -1
+
+	// The queues, mapped by mapQueues for probes that submit requests.
+	maps           [][]byte // ring mappings to unmap
+	seq            uint64   // the last user data handed out
+	sqHead, sqTail *uint32
+	sqMask         uint32
+	sqArray        []uint32
+	sqes           []sys.SQE
+	cqHead, cqTail *uint32
+	cqMask         uint32
+	cqes           []sys.CQE // 16-byte slots; two per CQE on CQE32 rings
+	cqe32          bool
 }
 
 // setupRing makes a ring of entries with params p. NO_MMAP rings get the
@@ -106,6 +118,10 @@ func (r *probeRing) close() {
 		sys.Register(r.reg, sys.UnregisterRingFds|sys.RegisterUseRegisteredRing, &upd, 1)
 		r.reg = -1
 	}
+	for _, m := range r.maps {
+		sys.Munmap(m)
+	}
+	r.maps, r.sqes, r.cqes = nil, nil, nil
 	if r.fd >= 0 {
 		sys.Close(r.fd)
 		r.fd = -1
@@ -130,21 +146,32 @@ func errnoOf(err error) unix.Errno {
 	return 0
 }
 
-// setupFailed classifies an io_uring_setup(2) error met while probing what:
-// EINVAL means the kernel does not know it (final); EPERM/ENOSYS mean
-// io_uring is unavailable, or, when it is available, that this process may
-// not use what (not final); anything else is a failed probe (not final).
-func setupFailed(what string, err error) error {
+// setupFailed classifies an io_uring_setup(2) error met while probing
+// feature (added in since): EINVAL means the kernel does not know it
+// (final); EPERM/ENOSYS mean io_uring is unavailable, or, when it is
+// available, that this process may not use feature (not final); anything
+// else is a failed probe (not final).
+func setupFailed(feature, since string, err error) error {
 	switch errnoOf(err) {
 	case unix.EINVAL:
-		return unsupported("%s: rejected by kernel %s (%w)", what, KernelRelease(), err)
+		return unsupported(feature, since, "", err)
 	case unix.EPERM, unix.ENOSYS:
 		if aerr := Available(); aerr != nil {
 			return notFinal(aerr)
 		}
-		return notFinal(unsupported("%s: not permitted to this process (%w)", what, err))
+		return notFinal(unsupported(feature, "", "not permitted to this process", err))
 	}
-	return notFinal(fmt.Errorf("feature: probing %s: %w", what, err))
+	return notFinal(fmt.Errorf("feature: probing %s: %w", feature, err))
+}
+
+// plainRingFailed is setupFailed for the plain ring a probe makes to ask
+// about something else (what): io_uring_setup rejecting even that is not a
+// question of versions.
+func plainRingFailed(what string, err error) error {
+	if errnoOf(err) == unix.EINVAL {
+		return unsupported("io_uring", "", "io_uring_setup rejects a plain ring (made for "+what+")", err)
+	}
+	return setupFailed(what, "", err)
 }
 
 // lockThread pins the calling goroutine to its thread for a probe that

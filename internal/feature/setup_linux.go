@@ -49,14 +49,14 @@ func SetupFlag(f sys.SetupFlags) error {
 		case sys.SetupAttachWQ:
 			wq, err := setupRing(2, sys.Params{})
 			if err != nil {
-				return setupFailed("a ring to attach to", err)
+				return plainRingFailed(setupFeature(f), err)
 			}
 			defer wq.close()
 			p.WQFd = uint32(wq.fd)
 		}
 		r, err := setupRing(2, p)
 		if err != nil {
-			return setupFailed("setup flag "+f.String()+sinceText(f.Since()), err)
+			return setupFailed(setupFeature(f), f.Since(), err)
 		}
 		r.close()
 		return nil
@@ -93,7 +93,7 @@ func Features() (sys.Features, error) {
 	}
 	r, err := setupRing(1, sys.Params{})
 	if err != nil {
-		return 0, unwrapTransient(setupFailed("a plain ring", err))
+		return 0, unwrapTransient(plainRingFailed("the feature bits", err))
 	}
 	featBits, featDone = r.p.Features, true
 	r.close()
@@ -112,14 +112,14 @@ func MaxEntries() (Limits, error) {
 		r.close()
 		r, err = setupRing(1, sys.Params{Flags: sys.SetupClamp | sys.SetupCQSize, CQEntries: 1 << 30})
 		if err != nil {
-			return l, unwrapTransient(setupFailed("CQSIZE|CLAMP", err))
+			return l, unwrapTransient(setupFailed(setupFeature(sys.SetupCQSize|sys.SetupClamp), sys.SetupClamp.Since(), err))
 		}
 		l.MaxCQEntries = r.p.CQEntries
 		r.close()
 		return l, nil
 	}
 	if errnoOf(err) != unix.EINVAL {
-		return l, unwrapTransient(setupFailed("CLAMP", err))
+		return l, unwrapTransient(setupFailed(setupFeature(sys.SetupClamp), sys.SetupClamp.Since(), err))
 	}
 	for n := uint32(32768); n >= 1; n /= 2 {
 		r, err := setupRing(n, sys.Params{})
@@ -129,7 +129,7 @@ func MaxEntries() (Limits, error) {
 			return l, nil
 		}
 		if errnoOf(err) != unix.EINVAL {
-			return l, unwrapTransient(setupFailed(fmt.Sprintf("%d entries", n), err))
+			return l, unwrapTransient(plainRingFailed(fmt.Sprintf("%d entries", n), err))
 		}
 	}
 	return l, fmt.Errorf("feature: no ring size accepted")
