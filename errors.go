@@ -9,7 +9,9 @@ import (
 
 var (
 	// ErrUnsupported: io_uring, or the feature asked for, is not available
-	// here. errors.Is(err, errors.ErrUnsupported) also holds.
+	// here. errors.Is(err, errors.ErrUnsupported) also holds. Every such
+	// error is an *UnsupportedError, which says what is missing and which
+	// Linux release added it (see Available and the Supports functions).
 	ErrUnsupported = feature.ErrUnsupported
 	// ErrClosed: the ring was closed.
 	ErrClosed = errors.New("io_uring: ring closed")

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -128,7 +127,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 	runtime.KeepAlive(c.attach)
 	if err != nil {
 		r.life.release()
-		return nil, feature.Explain(err)
+		return nil, setupError(p.Flags, err)
 	}
 	if c.flags&sys.SetupRegisteredFdOnly != 0 {
 		r.life.regOnly = true

@@ -25,3 +25,4 @@ func MaxEntries() (Limits, error)        { return Limits{}, no() }
 func Query() (sys.QueryOpcode, error)    { return sys.QueryOpcode{}, no() }
 func PolledIO() ([]BlockDevice, error)   { return nil, no() }
 func Cap(c Capability) error             { return no() }
+func Feature(f sys.Features) error       { return no() }

@@ -100,6 +100,20 @@ func Features() (sys.Features, error) {
 	return featBits, nil
 }
 
+// Feature reports whether the kernel reports every bit of f in the
+// IORING_FEAT_* word of a plain ring; the answer names the lowest missing
+// bit and the release that added it.
+func Feature(f sys.Features) error {
+	if f == 0 {
+		return fmt.Errorf("feature: Feature(0): want at least one bit")
+	}
+	have, err := Features()
+	if err != nil {
+		return err
+	}
+	return missingFeature(f, have)
+}
+
 // MaxEntries finds the largest SQ and CQ the kernel makes: with
 // IORING_SETUP_CLAMP it asks for more than any kernel allows and reads back
 // what it got; before CLAMP (5.6) it tries 32768 SQ entries and halves until

@@ -24,3 +24,13 @@ var featureSince = map[sys.Features]string{
 
 // FeatureSince returns the release that added a feature bit, or "".
 func FeatureSince(f sys.Features) string { return featureSince[f] }
+
+// missingFeature answers Feature(f) for a kernel that reports have.
+func missingFeature(f, have sys.Features) error {
+	miss := f &^ have
+	if miss == 0 {
+		return nil
+	}
+	bit := miss & -miss
+	return unsupported(featureBitFeature(bit), FeatureSince(bit), "the kernel does not report it", nil)
+}
