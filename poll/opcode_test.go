@@ -40,7 +40,7 @@ func TestUnknownOpcodeRefusedBeforeSubmit(t *testing.T) {
 	requireRefused := func(err error) {
 		t.Helper()
 		require.ErrorIs(t, err, uring.ErrUnsupported)
-		require.Contains(t, err.Error(), "opcode "+op.String())
+		require.Contains(t, err.Error(), "opcode "+uring.OpName(op))
 	}
 
 	_, err := l.Do(ctx, prep)
