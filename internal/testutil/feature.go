@@ -8,11 +8,47 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
-// SkipIfUnsupported skips the test, with err as the reason, when err (a
-// feature probe's answer) wraps feature.ErrUnsupported; it fails the test
-// on any other error and returns on nil.
+// Require lets the test go on when err (a probe's answer, such as
+// uring.Supports(uring.CapMultishotRecv) or uring.SupportsOp(op), or a
+// library call's error) is nil. Otherwise:
+//   - an *uring.UnsupportedError whose MinimumVersion is the running
+//     kernel's release or older FAILS the test: the kernel should have the
+//     feature, so the probe or the library is wrong;
+//   - any other unsupported answer (errors.Is uring.ErrUnsupported: a
+//     kernel older than MinimumVersion, io_uring disabled or denied, a
+//     feature built out of this kernel) skips the test with its message;
+//   - any other error (the probe failed) fails the test.
 //
-//	testutil.SkipIfUnsupported(t, feature.Op(sys.OpPipe))
+// It is the one way a test skips for a missing kernel feature:
+//
+//	testutil.Require(t, uring.Supports(uring.CapBufRingInc))
+func Require(t testing.TB, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, feature.ErrUnsupported) {
+		t.Fatalf("feature probe failed: %v", err)
+	}
+	if ue := feature.AsUnsupported(err); ue != nil && ue.MinimumVersion != "" {
+		has, verr := feature.KernelAtLeast(ue.MinimumVersion)
+		if verr != nil {
+			t.Fatalf("cannot compare kernel %q with %s's release %q: %v (%v)", feature.KernelRelease(), ue.Feature, ue.MinimumVersion, verr, err)
+		}
+		if has {
+			t.Fatalf("kernel %s is at least %s, which added %s, but the answer is: %v",
+				feature.KernelRelease(), ue.MinimumVersion, ue.Feature, err)
+		}
+	}
+	t.Skipf("skipped: %v", err)
+}
+
+// SkipIfUnsupported skips the test, with err as the reason, when err (a
+// feature probe's answer) matches ErrUnsupported; it fails the test on any
+// other error and returns on nil. Unlike Require it never fails a test for
+// an answer the kernel's release contradicts: prefer Require.
+//
+//	testutil.SkipIfUnsupported(t, uring.SupportsOp(sys.OpPipe))
 func SkipIfUnsupported(t testing.TB, err error) {
 	t.Helper()
 	if err == nil {
@@ -27,9 +63,10 @@ func SkipIfUnsupported(t testing.TB, err error) {
 // FailIfKernelHas fails the test when the running kernel is release or
 // newer but err (a probe's answer) says the feature is unsupported: the
 // kernel should have it, so the probe or the library is wrong. Otherwise
-// it acts as SkipIfUnsupported (io_uring being unavailable here skips).
+// it acts as Require (io_uring being unavailable here skips).
 //
-//	testutil.FailIfKernelHas(t, "6.16", feature.Op(sys.OpPipe))
+// Deprecated: use Require: every probe's answer carries the release that
+// added the feature, so the test need not repeat it.
 func FailIfKernelHas(t testing.TB, release string, err error) {
 	t.Helper()
 	if err != nil && errors.Is(err, feature.ErrUnsupported) && feature.Available() == nil {
@@ -42,7 +79,7 @@ func FailIfKernelHas(t testing.TB, release string, err error) {
 				feature.KernelRelease(), release, err)
 		}
 	}
-	SkipIfUnsupported(t, err)
+	Require(t, err)
 }
 
 // MissingOp returns an opcode the running kernel lacks: the first one

@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 )
 
@@ -74,4 +76,61 @@ func TestFailIfKernelHas(t *testing.T) {
 
 	f = run(func(tb testing.TB) { FailIfKernelHas(tb, "not-a-version", no) })
 	require.Contains(t, f.failed, "not-a-version")
+}
+
+func TestRequire(t *testing.T) {
+	kernel := feature.KernelRelease()
+	if _, err := feature.KernelAtLeast("5.1"); err != nil {
+		t.Skipf("the kernel release %q cannot be compared: %v", kernel, err)
+	}
+	f := run(func(tb testing.TB) { Require(tb, nil) })
+	require.Empty(t, f.skipped+f.failed)
+
+	old := &feature.UnsupportedError{Feature: "opcode IORING_OP_NOP", MinimumVersion: "5.1", Kernel: kernel, Err: errors.New("invalid argument")}
+	f = run(func(tb testing.TB) { Require(tb, fmt.Errorf("wrapped: %w", old)) })
+	require.Empty(t, f.skipped, "the kernel has it: not a skip")
+	require.Contains(t, f.failed, "is at least 5.1, which added opcode IORING_OP_NOP")
+	require.Contains(t, f.failed, "needs Linux 5.1")
+
+	same := &feature.UnsupportedError{Feature: "x", MinimumVersion: kernel, Kernel: kernel}
+	f = run(func(tb testing.TB) { Require(tb, same) })
+	require.NotEmpty(t, f.failed, "the kernel's own release counts as having it")
+
+	newer := &feature.UnsupportedError{Feature: "opcode IORING_OP_FUTURE", MinimumVersion: "99.0", Kernel: kernel}
+	f = run(func(tb testing.TB) { Require(tb, newer) })
+	require.Empty(t, f.failed)
+	require.Contains(t, f.skipped, "opcode IORING_OP_FUTURE needs Linux 99.0")
+
+	disabled := &feature.UnsupportedError{Feature: "io_uring", Reason: "kernel.io_uring_disabled = 2 disables io_uring"}
+	f = run(func(tb testing.TB) { Require(tb, disabled) })
+	require.Empty(t, f.failed, "no release would help: skip")
+	require.Contains(t, f.skipped, "kernel.io_uring_disabled = 2")
+
+	plain := fmt.Errorf("%w: something", feature.ErrUnsupported)
+	f = run(func(tb testing.TB) { Require(tb, plain) })
+	require.Contains(t, f.skipped, "something")
+
+	f = run(func(tb testing.TB) { Require(tb, errors.New("EMFILE")) })
+	require.Contains(t, f.failed, "feature probe failed: EMFILE")
+	require.Empty(t, f.skipped)
+
+	bad := &feature.UnsupportedError{Feature: "x", MinimumVersion: "linux", Kernel: kernel}
+	f = run(func(tb testing.TB) { Require(tb, bad) })
+	require.Contains(t, f.failed, `"linux"`)
+}
+
+// Require on real probes: what this kernel has passes, what it lacks skips.
+func TestRequireProbes(t *testing.T) {
+	if err := feature.Available(); err != nil {
+		t.Skipf("io_uring unavailable: %v", err)
+	}
+	f := run(func(tb testing.TB) { Require(tb, uring.SupportsOp(sys.OpNop)) })
+	require.Empty(t, f.skipped+f.failed)
+	f = run(func(tb testing.TB) { Require(tb, uring.SupportsOp(255)) })
+	require.Empty(t, f.failed)
+	require.Contains(t, f.skipped, "opcode 255")
+	for _, c := range uring.Capabilities() {
+		f = run(func(tb testing.TB) { Require(tb, uring.Supports(c)) })
+		require.Empty(t, f.failed, "%v", c)
+	}
 }
