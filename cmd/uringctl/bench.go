@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/bench"
-	"github.com/pure-uring/uring/internal/feature"
 )
 
 func init() {
@@ -170,7 +170,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "uringctl bench: %v (see uringctl bench --help)\n", err)
 		return 1
 	}
-	if err := feature.Available(); err != nil {
+	if err := uring.Available(); err != nil {
 		fmt.Fprintf(stderr, "uringctl bench: io_uring unavailable: %v\n", err)
 		return 2
 	}

@@ -9,8 +9,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/pure-uring/uring/internal/feature"
-	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring"
 )
 
 func init() {
@@ -21,29 +20,36 @@ func init() {
 	})
 }
 
-// probeReport is the --json output of `uringctl probe`. Schema (version 1):
-// every list is complete and ordered by value; an item is supported, or
-// not with the reason, or its probe failed (error set, supported false).
+// probeSchema is the version of the --json schema: 2 added each item's
+// c_name and the capabilities list.
+const probeSchema = 2
+
+// probeReport is the --json output of `uringctl probe`, a printing of
+// uring.Probe. Schema (version 2): every list is complete and ordered by
+// value; an item is supported, or not with the reason, or its probe failed
+// (error set, supported false).
 type probeReport struct {
-	Schema          int                   `json:"schema"`                // 1
-	Kernel          string                `json:"kernel"`                // uname -r
-	Available       bool                  `json:"available"`             // io_uring usable by this process
-	Unavailable     string                `json:"unavailable,omitempty"` // why not (sysctl, seccomp, no kernel support)
-	IOUringDisabled *int                  `json:"io_uring_disabled"`     // kernel.io_uring_disabled; null before 6.6
-	Limits          *feature.Limits       `json:"limits"`                // null when unavailable or the probe failed
-	Opcodes         []probeItem           `json:"opcodes"`               // IORING_OP_* 0..64, from REGISTER_PROBE
-	SetupFlags      []probeItem           `json:"setup_flags"`           // IORING_SETUP_*, try and see
-	Features        []probeItem           `json:"features"`              // IORING_FEAT_* reported by setup
-	RegisterOpcodes []probeItem           `json:"register_opcodes"`      // IORING_REGISTER_*, try and see
-	EnterFlags      []probeItem           `json:"enter_flags"`           // IORING_ENTER_*, try and see
-	BlockDevices    []feature.BlockDevice `json:"block_devices"`         // polled I/O per /sys/block device
-	Errors          []string              `json:"errors,omitempty"`      // probes that failed
+	Schema          int                 `json:"schema"`                // 2
+	Kernel          string              `json:"kernel"`                // uname -r
+	Available       bool                `json:"available"`             // io_uring usable by this process
+	Unavailable     string              `json:"unavailable,omitempty"` // why not (sysctl, seccomp, no kernel support)
+	IOUringDisabled *int                `json:"io_uring_disabled"`     // kernel.io_uring_disabled; null before 6.6
+	Limits          *uring.Limits       `json:"limits"`                // null when unavailable or the probe failed
+	Opcodes         []probeItem         `json:"opcodes"`               // IORING_OP_* 0..64, from REGISTER_PROBE
+	SetupFlags      []probeItem         `json:"setup_flags"`           // IORING_SETUP_*, try and see
+	Features        []probeItem         `json:"features"`              // IORING_FEAT_* reported by setup
+	RegisterOpcodes []probeItem         `json:"register_opcodes"`      // IORING_REGISTER_*, try and see
+	EnterFlags      []probeItem         `json:"enter_flags"`           // IORING_ENTER_*, try and see
+	Capabilities    []probeItem         `json:"capabilities"`          // uring.Capability: flags of one opcode or registration, try and see
+	BlockDevices    []uring.BlockDevice `json:"block_devices"`         // polled I/O per /sys/block device
+	Errors          []string            `json:"errors,omitempty"`      // probes that failed
 }
 
-// probeItem is one opcode or flag.
+// probeItem is one opcode, flag or capability.
 type probeItem struct {
-	Value     uint64 `json:"value"`            // opcode number or flag bit
-	Name      string `json:"name"`             // C name without its prefix: "READ", "SQPOLL"
+	Value     uint64 `json:"value"`            // opcode number, flag bit or capability number
+	Name      string `json:"name"`             // C name without its prefix: "READ", "SQPOLL"; a capability's short name: "multishot accept"
+	CName     string `json:"c_name"`           // the kernel's full name: "IORING_OP_READ", "IORING_ACCEPT_MULTISHOT"
 	Since     string `json:"since,omitempty"`  // Linux release that added it
 	Supported bool   `json:"supported"`        // the kernel has it
 	Reason    string `json:"reason,omitempty"` // why not, when not supported
@@ -56,8 +62,11 @@ func probeUsage(w io.Writer, fs *flag.FlagSet) {
 Shows what the running kernel's io_uring supports: the kernel release,
 kernel.io_uring_disabled, the largest SQ and CQ, every opcode (from
 IORING_REGISTER_PROBE), every setup flag, register opcode and enter flag
-(each tried on a small ring made for the purpose), the feature bits, and
-whether each block device can do polled I/O (IORING_SETUP_IOPOLL).
+(each tried on a small ring made for the purpose), the feature bits, the
+capabilities that are flags of one opcode or registration (multishot
+accept, buffer ring flags, ...; each tried), and whether each block device
+can do polled I/O (IORING_SETUP_IOPOLL). Every item says the Linux release
+that added it.
 
 Exit status: 0 ok, 1 error or bad flags, 2 io_uring unavailable here.
 
@@ -105,29 +114,31 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// collectProbe runs every probe; the code is 0, 1 (a probe failed) or 2
-// (io_uring unavailable).
+// collectProbe runs every probe (uring.Probe); the code is 0, 1 (a probe
+// failed) or 2 (io_uring unavailable).
 func collectProbe() (probeReport, int) {
+	p, _ := uring.Probe()
 	rep := probeReport{
-		Schema:          1,
-		Kernel:          feature.KernelRelease(),
-		Opcodes:         []probeItem{},
-		SetupFlags:      []probeItem{},
-		Features:        []probeItem{},
-		RegisterOpcodes: []probeItem{},
-		EnterFlags:      []probeItem{},
-		BlockDevices:    []feature.BlockDevice{},
+		Schema:          probeSchema,
+		Kernel:          p.Kernel,
+		Limits:          p.Limits,
+		Opcodes:         items(p.Opcodes),
+		SetupFlags:      items(p.SetupFlags),
+		Features:        items(p.Features),
+		RegisterOpcodes: items(p.RegisterOps),
+		EnterFlags:      items(p.EnterFlags),
+		Capabilities:    items(p.Capabilities),
+		BlockDevices:    p.BlockDevices,
 	}
-	if v, err := feature.IOUringDisabled(); err == nil {
+	if rep.BlockDevices == nil {
+		rep.BlockDevices = []uring.BlockDevice{}
+	}
+	if p.IOUringDisabled >= 0 {
+		v := p.IOUringDisabled
 		rep.IOUringDisabled = &v
 	}
-	if devs, err := feature.PolledIO(); err == nil {
-		rep.BlockDevices = devs
-	} else if feature.Available() == nil {
-		rep.Errors = append(rep.Errors, err.Error())
-	}
-	if err := feature.Available(); err != nil {
-		if errors.Is(err, feature.ErrUnsupported) {
+	if err := p.Unavailable; err != nil {
+		if errors.Is(err, uring.ErrUnsupported) {
 			rep.Unavailable = err.Error()
 			return rep, 2
 		}
@@ -135,50 +146,29 @@ func collectProbe() (probeReport, int) {
 		return rep, 1
 	}
 	rep.Available = true
-
-	item := func(v uint64, name, since string, err error) probeItem {
-		it := probeItem{Value: v, Name: name, Since: since, Supported: err == nil}
-		switch {
-		case err == nil:
-		case errors.Is(err, feature.ErrUnsupported):
-			it.Reason = err.Error()
-		default:
-			it.Error = err.Error()
-			rep.Errors = append(rep.Errors, name+": "+err.Error())
-		}
-		return it
-	}
-	if l, err := feature.MaxEntries(); err == nil {
-		rep.Limits = &l
-	} else {
-		rep.Errors = append(rep.Errors, "limits: "+err.Error())
-	}
-	for op := sys.Op(0); op < sys.OpLast; op++ {
-		rep.Opcodes = append(rep.Opcodes, item(uint64(op), op.String(), op.Since(), feature.Op(op)))
-	}
-	for _, f := range sys.SetupFlagList {
-		rep.SetupFlags = append(rep.SetupFlags, item(uint64(f), f.String(), f.Since(), feature.SetupFlag(f)))
-	}
-	feats, ferr := feature.Features()
-	for _, f := range sys.FeatureList {
-		err := ferr
-		if err == nil && feats&f == 0 {
-			err = fmt.Errorf("%w: not reported by kernel %s", feature.ErrUnsupported, rep.Kernel)
-		}
-		rep.Features = append(rep.Features, item(uint64(f), f.String(), feature.FeatureSince(f), err))
-	}
-	for op := sys.RegisterOp(0); op < sys.RegisterOpLast; op++ {
-		rep.RegisterOpcodes = append(rep.RegisterOpcodes, item(uint64(op), op.String(), op.Since(), feature.RegisterOp(op)))
-	}
-	u := sys.RegisterUseRegisteredRing
-	rep.RegisterOpcodes = append(rep.RegisterOpcodes, item(uint64(u), "USE_REGISTERED_RING", u.Since(), feature.RegisterOp(u)))
-	for f := sys.EnterGetEvents; f <= sys.EnterNoIOWait; f <<= 1 {
-		rep.EnterFlags = append(rep.EnterFlags, item(uint64(f), f.String(), feature.EnterFlagSince(f), feature.EnterFlag(f)))
+	for _, err := range p.Errors {
+		rep.Errors = append(rep.Errors, err.Error())
 	}
 	if len(rep.Errors) > 0 {
 		return rep, 1
 	}
 	return rep, 0
+}
+
+// items prints the probe's answers; never nil, so that JSON has [].
+func items(in []uring.ProbeItem) []probeItem {
+	out := make([]probeItem, 0, len(in))
+	for _, it := range in {
+		pi := probeItem{Value: it.Value, Name: it.Name, CName: it.CName, Since: it.Since, Supported: it.Supported}
+		switch {
+		case it.Failed():
+			pi.Error = it.Err.Error()
+		case it.Err != nil:
+			pi.Reason = it.Err.Error()
+		}
+		out = append(out, pi)
+	}
+	return out
 }
 
 func writeProbeTable(w io.Writer, rep probeReport) error {
@@ -230,6 +220,7 @@ func writeProbeTable(w io.Writer, rep probeReport) error {
 	section("features", "BIT", rep.Features, true)
 	section("register opcodes", "OP", rep.RegisterOpcodes, false)
 	section("enter flags", "BIT", rep.EnterFlags, true)
+	section("capabilities", "CAP", rep.Capabilities, false)
 	fmt.Fprintf(tw, "\npolled I/O (IORING_SETUP_IOPOLL)\nDEVICE\tPOLLED\tREASON\n")
 	for _, d := range rep.BlockDevices {
 		yes := "no"
