@@ -2,102 +2,287 @@ package uring
 
 import (
 	"errors"
+	"runtime"
+	"syscall"
 	"time"
 
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
-// wakeUserData tags the CQE Close posts to wake a blocked waiter.
+// The Ring's lifetime is a reference count, as in Go's internal/poll: every
+// syscall on the ring holds a reference; Close sets closedBit, after which
+// no reference is handed out, and the release that drops the count to zero
+// tears the ring down (closes the fd, replaces the mappings) and wakes
+// Close. So the fd number is never reused under a call in flight, and no
+// call touches a torn-down ring.
+const (
+	closedBit = 1 << 62 // Close began
+	doneBit   = 1 << 61 // the ring is torn down
+)
+
+// wakeUserData tags the CQEs Close posts to wake a blocked waiter.
 const wakeUserData = ^uint64(0) - 1
 
-// acquire takes a reference for one syscall on the ring fd; false once
-// Close has begun.
+// maxWakeCQEs bounds the CQEs one wake posts for a wait for many; a wait
+// for more than that is interrupted by a signal instead.
+const maxWakeCQEs = 256
+
+// acquire takes a reference for one call on the ring; false once Close
+// has begun.
 func (l *lifetime) acquire() bool {
 	if l.refs.Add(1)&closedBit != 0 {
-		l.refs.Add(-1)
+		l.releaseRef() // may be the last one: a failed acquire releases too
 		return false
 	}
 	return true
 }
 
-func (l *lifetime) releaseRef() { l.refs.Add(-1) }
+// acquireClosing takes a reference while Close runs (for its wakes): it
+// fails only once the ring is torn down.
+func (l *lifetime) acquireClosing() bool {
+	if l.refs.Add(1)&doneBit != 0 {
+		l.releaseRef()
+		return false
+	}
+	return true
+}
 
-// Close closes the ring. It may race any other call on the Ring: calls in
-// the kernel are woken and finish first, later calls return ErrClosed, and
-// ring memory a racing call still touches is replaced, not unmapped, until
-// the Ring is garbage. Requests still in flight are cancelled by the
-// kernel; memory they use must outlive their CQEs (the layers above wait
-// for them before closing). A second Close returns ErrClosed.
+// releaseRef drops a reference; the last one after Close tears down.
+func (l *lifetime) releaseRef() {
+	if l.refs.Add(-1) == closedBit {
+		l.teardown()
+	}
+}
+
+// teardown releases the ring once (of racing last releases, the one that
+// sets doneBit) and wakes Close.
+func (l *lifetime) teardown() {
+	if !l.refs.CompareAndSwap(closedBit, closedBit|doneBit) {
+		return // another release got here first, or a call is in again
+	}
+	l.mu.Lock()
+	l.closeErr = l.shutdown()
+	l.mu.Unlock()
+	close(l.done)
+}
+
+// beginWait takes a reference for a call that may sleep in the kernel
+// (a wait in io_uring_enter, a register call that quiesces the ring) and
+// records the calling thread, locked to the goroutine until endWait, so
+// that Close can interrupt it. The thread is recorded before the reference
+// is taken: Close, which reads the set after setting closedBit, sees every
+// thread that holds one.
+func (l *lifetime) beginWait() (int32, bool) {
+	runtime.LockOSThread()
+	tid := int32(sys.Gettid())
+	l.wmu.Lock()
+	l.waiters = append(l.waiters, tid)
+	l.wmu.Unlock()
+	if !l.acquire() {
+		l.dropWaiter(tid)
+		return 0, false
+	}
+	return tid, true
+}
+
+// endWait undoes beginWait after the call returned.
+func (l *lifetime) endWait(tid int32) {
+	l.dropWaiter(tid)
+	l.releaseRef()
+}
+
+func (l *lifetime) dropWaiter(tid int32) {
+	l.wmu.Lock()
+	for i, w := range l.waiters {
+		if w == tid {
+			last := len(l.waiters) - 1
+			l.waiters[i] = l.waiters[last]
+			l.waiters = l.waiters[:last]
+			break
+		}
+	}
+	l.wmu.Unlock()
+	runtime.UnlockOSThread()
+}
+
+func (l *lifetime) hasWaiters() bool {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	return len(l.waiters) != 0
+}
+
+// signalWaiters interrupts every recorded waiter with SIGURG, the signal
+// the Go runtime sends itself to preempt goroutines and ignores otherwise:
+// io_uring_enter returns EINTR, and the wait loop then sees the ring
+// closed. A thread that left in the meantime gets a harmless SIGURG.
+func (l *lifetime) signalWaiters() {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	for _, tid := range l.waiters {
+		if sys.Tgkill(int(tid), syscall.SIGURG) == nil {
+			l.signals.Add(1)
+		}
+	}
+}
+
+// Close closes the ring. It may race any other call on the Ring: calls
+// blocked in the kernel are woken and return ErrClosed, later calls return
+// ErrClosed, and Close returns once every call in flight has left the
+// kernel and the ring is released — the fd closed, and the ring memory a
+// racing call may still read replaced by zeroed memory, unmapped when the
+// Ring is garbage. A wait in io_uring_enter on another thread is woken by a
+// CQE posted from outside the ring (IORING_REGISTER_SEND_MSG_RING, 6.13;
+// else IORING_OP_MSG_RING from a short-lived ring, 5.18) or, where neither
+// exists or reaches it, by interrupting its thread. Requests still in
+// flight are cancelled by the kernel; memory they use must outlive their
+// CQEs (the layers above wait for them before closing). A second Close
+// returns ErrClosed.
+//
+// Close must not be called while the caller itself is inside a call on the
+// Ring (such as UseTarget's fn): it would wait for itself.
 func (r *Ring) Close() error {
 	l := r.life
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed.Load() {
+	// Close's own reference keeps the fd open (and its number ours) for
+	// the unregistration and the first wake below.
+	if !l.acquire() {
 		return ErrClosed
+	}
+	if l.refs.Or(closedBit)&closedBit != 0 {
+		l.releaseRef()
+		return ErrClosed // a racing Close won
 	}
 	l.closed.Store(true)
 	r.closed.Store(true)
-	l.refs.Or(closedBit)
-	// Wake waiters blocked in io_uring_enter and wait for every syscall in
-	// flight to return before the fd goes away (no fd-reuse races).
-	deadline := time.Now().Add(5 * time.Second)
-	for i := 0; l.refs.Load()&^closedBit != 0; i++ {
-		if i%1000 == 0 {
-			r.wake()
-		}
-		if time.Now().After(deadline) {
-			// A waiter we cannot wake (a registered-only ring on another
-			// thread): leave the ring to the cleanup rather than pull the fd
-			// from under it.
-			return errors.New("io_uring: Close: a wait in progress could not be woken; the ring is released when unreachable")
-		}
-		time.Sleep(time.Microsecond)
+	l.mu.Lock()
+	err := l.dropRegistration()
+	l.mu.Unlock()
+	if l.hasWaiters() {
+		r.wakeWaiters()
 	}
-	return l.shutdown()
+	l.releaseRef()
+	r.awaitTeardown()
+	if err == nil {
+		err = l.closeErr
+	}
+	return err
 }
 
-// wake posts a CQE to the ring from outside it, so a blocked
-// io_uring_enter returns: IORING_REGISTER_SEND_MSG_RING (6.13), else a
-// MSG_RING from a throwaway ring.
-func (r *Ring) wake() {
+// awaitTeardown waits for the last reference to go. A signal is
+// edge-triggered (a waiter between its closed check and the syscall misses
+// it), so while waiters remain they are interrupted again, 1 ms after the
+// first wake and then at doubling intervals up to 50 ms. It never gives up:
+// the fd is closed only once no call uses it.
+func (r *Ring) awaitTeardown() {
 	l := r.life
-	if l.fd < 0 {
+	select {
+	case <-l.done:
+		return
+	default:
+	}
+	delay := time.Millisecond
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-t.C:
+		}
+		l.rechecks.Add(1)
+		l.signalWaiters()
+		delay = min(2*delay, 50*time.Millisecond)
+		t.Reset(delay)
+	}
+}
+
+// wakeWaiters is Close's first wake of the calls blocked in the ring
+// (Close holds a reference): CQEs posted from outside, which a waiter that
+// enters later also sees, else a signal to each waiting thread.
+func (r *Ring) wakeWaiters() {
+	l := r.life
+	// A wait for n CQEs needs n of them to return.
+	n := min(max(1, l.waitNr.Load()), maxWakeCQEs)
+	if !l.signalOnly && (r.postWakes(wakeUserData, n) == nil || r.msgRingWakes(n)) {
+		l.cqeWakes.Add(1)
 		return
 	}
-	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(l.fd), Addr: sys.MsgData, Off: wakeUserData}
-	// A wait for n CQEs needs n of them to return.
-	n := max(1, min(l.waitNr.Load(), r.cq.entries))
-	sent := uint32(0)
-	for ; sent < n; sent++ {
+	l.signalWaiters()
+}
+
+// PostWake posts a CQE with user_data userData and res 0 into r from
+// outside it, so that a thread blocked in io_uring_enter on r returns:
+// IORING_REGISTER_SEND_MSG_RING with no source ring (Linux 6.13; see
+// io_uring_register(2) and io_uring_prep_msg_ring(3)). It holds a reference
+// that Close waits for, so the CQE never lands in another ring that
+// reuses r's fd number after Close. ErrClosed once Close began; an
+// *UnsupportedError (errors.Is ErrUnsupported) on kernels without the
+// ring-less form and for a WithRegisteredFdOnly ring, which has no fd to
+// name: wake such rings another way. Any goroutine may call it.
+func (r *Ring) PostWake(userData uint64) error {
+	if !r.life.acquire() {
+		return ErrClosed
+	}
+	err := r.postWakes(userData, 1)
+	r.life.releaseRef()
+	return err
+}
+
+// postWakes is the one ring-less wake of r: n CQEs tagged ud. The caller
+// holds a reference.
+func (r *Ring) postWakes(ud uint64, n uint32) error {
+	fd := r.life.fd
+	if fd < 0 {
+		return feature.Unsupported("a ring-less wake of a WithRegisteredFdOnly ring", "",
+			"the ring has no fd for IORING_REGISTER_SEND_MSG_RING to name", nil)
+	}
+	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(fd), Addr: sys.MsgData, Off: ud}
+	for i := uint32(0); i < n; i++ {
 		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err != nil {
-			break
+			// Before 6.13 fd -1 is just a bad fd.
+			if errors.Is(err, syscall.EBADF) {
+				if ue := feature.AsUnsupported(feature.RegisterOp(sys.RegisterSendMsgRing)); ue != nil {
+					return ue
+				}
+			}
+			return err
 		}
 	}
-	if sent == n {
-		return
+	return nil
+}
+
+// msgRingWakes posts n wake CQEs into r with IORING_OP_MSG_RING (5.18)
+// from a ring made for it and closed at once (a process-wide helper ring
+// would never be released). The caller holds a reference. It reports
+// whether the CQEs went out.
+func (r *Ring) msgRingWakes(n uint32) bool {
+	fd := r.life.fd
+	if fd < 0 || feature.Op(sys.OpMsgRing) != nil {
+		return false
 	}
-	tmp, err := New(2)
+	const batch = 16
+	tmp, err := New(batch)
 	if err != nil {
-		return
+		return false
 	}
 	defer tmp.Close()
-	for ; sent < n; sent++ {
+	for i := uint32(0); i < min(n, batch); i++ {
 		s, err := tmp.GetSQE()
 		if err != nil {
-			break
+			return false
 		}
-		*s = msg
-		if _, err := tmp.SubmitAndWait(1); err != nil {
-			break
-		}
-		tmp.Reap(make([]sys.CQE, 1))
+		*s = sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(fd), Addr: sys.MsgData, Off: wakeUserData}
 	}
+	// The MSG_RINGs run during the submit (or, for a DEFER_TASKRUN target,
+	// as task work of its submitter, which holds their own references).
+	submitted, err := tmp.Submit()
+	return err == nil && submitted > 0
 }
 
 // shutdown releases the ring (called once, with mu held, after every
-// syscall in flight returned). The mappings are replaced by zeroed
-// anonymous memory instead of being unmapped, so a call racing Close reads
-// zeros rather than faulting; the cleanup unmaps them.
+// call in flight returned). The mappings are replaced by zeroed anonymous
+// memory instead of being unmapped, so a call racing Close reads zeros
+// rather than faulting; the cleanup unmaps them.
 func (l *lifetime) shutdown() error {
 	err := l.closeFd()
 	for _, b := range l.regions {
@@ -108,21 +293,31 @@ func (l *lifetime) shutdown() error {
 	return err
 }
 
+// dropRegistration unregisters the ring's registered fd (mu held, the fd
+// still open). Registered ring fds belong to the thread that registered
+// them, so only that thread can; on another, the entry stays until that
+// thread exits.
+func (l *lifetime) dropRegistration() error {
+	if l.regIndex < 0 || l.regDropped || l.fdClosed || sys.Gettid() != l.tid {
+		return nil
+	}
+	l.regDropped = true
+	upd := sys.RsrcUpdate{Offset: uint32(l.regIndex)}
+	target, flag := l.fd, sys.RegisterOp(0)
+	if l.regOnly {
+		target, flag = l.regIndex, sys.RegisterUseRegisteredRing
+	}
+	_, err := sys.Register(target, sys.UnregisterRingFds|flag, &upd, 1)
+	return err
+}
+
 // closeFd drops the ring's registration (on its own thread) and its fd.
 func (l *lifetime) closeFd() error {
 	if l.fdClosed {
 		return nil
 	}
+	err := l.dropRegistration()
 	l.fdClosed = true
-	var err error
-	if l.regIndex >= 0 && sys.Gettid() == l.tid {
-		upd := sys.RsrcUpdate{Offset: uint32(l.regIndex)}
-		target, flag := l.fd, sys.RegisterOp(0)
-		if l.regOnly {
-			target, flag = l.regIndex, sys.RegisterUseRegisteredRing
-		}
-		_, err = sys.Register(target, sys.UnregisterRingFds|flag, &upd, 1)
-	}
 	if l.fd >= 0 {
 		if e := sys.Close(l.fd); e != nil && err == nil {
 			err = e
@@ -161,9 +356,24 @@ func (r *Ring) register(op sys.RegisterOp) error {
 	})
 }
 
+// registerOpError explains err from io_uring_register(2) op: an EINVAL
+// from a kernel without op is op's *UnsupportedError, naming the release
+// that added it (still errors.Is EINVAL).
+func registerOpError(op sys.RegisterOp, err error) error {
+	if errors.Is(err, syscall.EINVAL) {
+		if ue := feature.AsUnsupported(feature.RegisterOp(op)); ue != nil {
+			e := *ue
+			e.Err = err // the call's own answer, not the probe's
+			return &e
+		}
+	}
+	return err
+}
+
 // Resize changes the SQ and CQ sizes of a live ring, keeping pending SQEs
 // and CQEs (IORING_REGISTER_RESIZE_RINGS, 6.13; the kernel allows it only
-// on WithDeferTaskrun rings). cqEntries 0 means twice sqEntries.
+// on WithDeferTaskrun rings). cqEntries 0 means twice sqEntries. On older
+// kernels it returns an *UnsupportedError naming 6.13.
 func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	switch {
 	case sqEntries == 0 || sqEntries > MaxEntries:
@@ -184,7 +394,7 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	}
 	fd, flag := r.RegisterTarget()
 	if _, err := sys.Register(fd, sys.RegisterResizeRings|flag, &p, 1); err != nil {
-		return r.registerError(err)
+		return registerOpError(sys.RegisterResizeRings, r.registerError(err))
 	}
 	l := r.life
 	l.mu.Lock()
@@ -211,12 +421,19 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 
 // UseTarget calls fn with the register target (see RegisterTarget) while
 // holding a reference that Close waits for, so a registration racing Close
-// never lands on a reused fd number; ErrClosed once closed.
+// never lands on a reused fd number; ErrClosed once closed. A register
+// call that waits in the kernel (one that quiesces the ring) is
+// interrupted by Close and returns ErrClosed.
 func (r *Ring) UseTarget(fn func(fd int, flag sys.RegisterOp) error) error {
-	if !r.life.acquire() {
+	tid, ok := r.life.beginWait()
+	if !ok {
 		return ErrClosed
 	}
-	defer r.life.releaseRef()
 	fd, flag := r.RegisterTarget()
-	return fn(fd, flag)
+	err := fn(fd, flag)
+	r.life.endWait(tid)
+	if err != nil && errors.Is(err, syscall.EINTR) && r.life.closed.Load() {
+		return ErrClosed
+	}
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/internal/atomicx"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -183,9 +184,12 @@ func (r *Ring) wait(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
 // live in the Ring so that nothing escapes to the heap per wait.
 func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (int, error) {
 	if r.params.Features&sys.FeatExtArg == 0 {
-		return 0, ErrUnsupported
+		return 0, extArgError()
 	}
-	if !r.life.acquire() {
+	l := r.life
+	l.waitNr.Store(n) // before the reference, as in enter
+	tid, ok := l.beginWait()
+	if !ok {
 		return 0, ErrClosed
 	}
 	r.waitTs = sys.Timespec{Sec: int64(left / time.Second), Nsec: int64(left % time.Second)}
@@ -193,12 +197,18 @@ func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (in
 	if minWait > 0 && r.params.Features&sys.FeatMinTimeout != 0 {
 		r.waitArg.MinWaitUsec = uint32(min(minWait.Microseconds(), 1<<32-1))
 	}
-	if n > 1 {
-		r.life.waitNr.Store(n)
-	}
 	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents, &r.waitArg)
-	r.life.releaseRef()
+	l.endWait(tid)
 	return got, r.issuerError(err)
+}
+
+// extArgError is the answer to a wait with a timeout on a kernel without
+// IORING_FEAT_EXT_ARG (5.11).
+func extArgError() error {
+	if err := feature.Feature(sys.FeatExtArg); err != nil {
+		return err
+	}
+	return ErrUnsupported
 }
 
 // CQESeen marks c consumed (one slot, or two for a 32-byte CQE on a

@@ -17,27 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestCloseWakesBlockedWaiter(t *testing.T) {
-	r, err := uring.New(4)
-	require.NoError(t, err)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := r.WaitCQE()
-		errc <- err
-	}()
-	time.Sleep(20 * time.Millisecond) // let it block in the kernel
-	start := time.Now()
-	require.NoError(t, r.Close())
-	select {
-	case err := <-errc:
-		require.ErrorIs(t, err, uring.ErrClosed)
-	case <-time.After(2 * time.Second):
-		t.Fatal("waiter not woken by Close")
-	}
-	require.Less(t, time.Since(start), 2*time.Second)
-	require.ErrorIs(t, r.Close(), uring.ErrClosed)
-}
-
 func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
 	r, err := uring.New(4)
 	require.NoError(t, err)
@@ -261,24 +240,6 @@ func TestWaitSQSpaceOnFullSQPollRing(t *testing.T) {
 	}
 	plain := testutil.NewRing(t, 4)
 	require.NoError(t, plain.WaitSQSpace())
-}
-
-func TestCloseWakesWaiterForManyCQEs(t *testing.T) {
-	r, err := uring.New(8)
-	require.NoError(t, err)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := r.WaitCQEs(6)
-		errc <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	require.NoError(t, r.Close())
-	select {
-	case err := <-errc:
-		require.ErrorIs(t, err, uring.ErrClosed)
-	case <-time.After(2 * time.Second):
-		t.Fatal("a wait for 6 CQEs was not woken by Close")
-	}
 }
 
 func TestForeignThreadOnSingleIssuerRingGetsTypedError(t *testing.T) {

@@ -65,28 +65,44 @@ type completionQueue struct {
 	mixed    bool   // CQE_MIXED: per-CQE size from IORING_CQE_F_32
 }
 
-// lifetime holds what must be released exactly once, by Close or by the
-// cleanup of a Ring never closed. It never points back at the Ring.
+// lifetime holds what must be released exactly once, by the teardown
+// after Close or by the cleanup of a Ring never closed. It never points
+// back at the Ring.
 type lifetime struct {
-	mu       sync.Mutex
-	fd       int  // real ring fd, -1 with REGISTERED_FD_ONLY
-	regIndex int  // registered ring index, -1 when none
-	regOnly  bool // the ring lives only in the registered table
-	regions  [][]byte
-	fdClosed bool
-	// refs counts syscalls in flight on the fd; closedBit marks Close.
+	mu         sync.Mutex
+	fd         int  // real ring fd, -1 with REGISTERED_FD_ONLY
+	regIndex   int  // registered ring index, -1 when none
+	regOnly    bool // the ring lives only in the registered table
+	regions    [][]byte
+	fdClosed   bool
+	regDropped bool // the registered index was unregistered
+	// refs counts the calls in flight on the ring (low bits), with
+	// closedBit once Close began and doneBit once the ring is torn down
+	// (close.go): Go's internal/poll fdMutex, reduced to what a ring needs.
 	refs atomic.Int64
 	// closed is read on every non-syscall path (a plain load on amd64).
 	closed atomic.Bool
+	// done is closed by the teardown; Close waits on it. closeErr is the
+	// teardown's error, read after done.
+	done     chan struct{}
+	closeErr error
 	// tid is the OS thread that registered the ring fd (REGISTER_RING_FDS
 	// entries are per thread).
 	tid int
 	// waitNr is the min_complete of the last blocking enter: Close posts
 	// that many wake-up CQEs so such a wait returns.
 	waitNr atomic.Uint32
+	// waiters are the threads inside (or about to enter) a call on the
+	// ring that may sleep; Close interrupts them with a signal where no
+	// CQE can wake them. Kept by the wait paths only (close.go).
+	wmu     sync.Mutex
+	waiters []int32
+	// signalOnly makes Close skip the CQE wake (tests).
+	signalOnly bool
+	// What Close did, for tests: CQE wake rounds, signals sent, and how
+	// often it woke up to check on the waiters again.
+	cqeWakes, signals, rechecks atomic.Uint32
 }
-
-const closedBit = 1 << 62
 
 // New sets up a ring with at least entries SQEs (rounded up to a power of
 // two by the kernel) and maps it.
@@ -106,7 +122,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 		// entering on every empty peek.
 		c.flags |= sys.SetupTaskrunFlag
 	}
-	r := &Ring{flags: c.flags, life: &lifetime{fd: -1, regIndex: -1}}
+	r := &Ring{flags: c.flags, life: &lifetime{fd: -1, regIndex: -1, done: make(chan struct{}), waiters: make([]int32, 0, 4)}}
 	p := &r.params
 	p.Flags = c.flags
 	p.SQThreadIdle = c.sqIdle
@@ -156,11 +172,11 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 }
 
 // registerRingFd registers the ring fd with itself and enters through the
-// index from now on.
+// index from now on (IORING_REGISTER_RING_FDS, 5.18).
 func (r *Ring) registerRingFd() error {
 	upd := sys.RsrcUpdate{Offset: ^uint32(0), Data: uint64(r.life.fd)}
 	if _, err := sys.Register(r.life.fd, sys.RegisterRingFds, &upd, 1); err != nil {
-		return err
+		return registerOpError(sys.RegisterRingFds, err)
 	}
 	r.life.regIndex = int(upd.Offset)
 	r.life.tid = sys.Gettid()

@@ -194,22 +194,27 @@ func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
 	return submitted, err
 }
 
-// enter makes one io_uring_enter(2) under a reference that Close waits for.
+// enter makes one io_uring_enter(2) under a reference that Close waits
+// for. One that may sleep (a wait, SQ_WAIT) records its thread so that
+// Close can interrupt it (beginWait); one that cannot, only counts.
 func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, error) {
-	if !r.life.acquire() {
+	l := r.life
+	if minComplete == 0 && flags&sys.EnterSQWait == 0 {
+		if !l.acquire() {
+			return 0, ErrClosed
+		}
+		n, err := sys.EnterSubmit(r.enterFd, toSubmit, flags)
+		l.releaseRef()
+		return n, r.issuerError(err)
+	}
+	// Before the reference: Close reads it after it set closedBit.
+	l.waitNr.Store(minComplete)
+	tid, ok := l.beginWait()
+	if !ok {
 		return 0, ErrClosed
 	}
-	var n int
-	var err error
-	if minComplete == 0 && flags&sys.EnterSQWait == 0 {
-		n, err = sys.EnterSubmit(r.enterFd, toSubmit, flags)
-	} else {
-		if minComplete > 1 {
-			r.life.waitNr.Store(minComplete)
-		}
-		n, err = sys.Enter(r.enterFd, toSubmit, minComplete, flags)
-	}
-	r.life.releaseRef()
+	n, err := sys.Enter(r.enterFd, toSubmit, minComplete, flags)
+	l.endWait(tid)
 	return n, r.issuerError(err)
 }
 

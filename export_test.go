@@ -1,0 +1,23 @@
+package uring
+
+// What the tests of package uring_test see of a Ring's insides.
+
+// CloseStats reports what Close did on r: rounds of wake CQEs posted,
+// signals sent to waiting threads, and how often it woke up to check on
+// the waiters again (its backoff timer).
+func CloseStats(r *Ring) (cqeWakes, signals, rechecks uint32) {
+	l := r.life
+	return l.cqeWakes.Load(), l.signals.Load(), l.rechecks.Load()
+}
+
+// Waiters returns the threads recorded inside a call on r that may sleep.
+func Waiters(r *Ring) []int32 {
+	l := r.life
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	return append([]int32(nil), l.waiters...)
+}
+
+// WakeBySignalOnly makes Close interrupt r's waiters with signals, as on a
+// kernel without MSG_RING, so that path runs on every kernel.
+func WakeBySignalOnly(r *Ring) { r.life.signalOnly = true }

@@ -1,0 +1,19 @@
+//go:build linux
+
+package sys
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Tgkill sends sig to the thread tid of this process (tgkill(2)). The
+// ring's Close uses it to interrupt a thread blocked in io_uring_enter.
+func Tgkill(tid int, sig syscall.Signal) error {
+	if err := unix.Tgkill(unix.Getpid(), tid, sig); err != nil {
+		return os.NewSyscallError("tgkill", err)
+	}
+	return nil
+}
