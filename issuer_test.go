@@ -9,6 +9,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sys"
 )
 
 // onOtherThread runs fn on a locked thread other than the caller's.
@@ -24,28 +25,41 @@ func onOtherThread(fn func()) {
 }
 
 // The submitter of a SINGLE_ISSUER ring is the thread that made it; the
-// kernel refuses io_uring_register (here: Resize) from any other thread,
-// and the ring says so with ErrNotIssuer.
+// kernel refuses io_uring_enter and io_uring_register (here: Resize, 6.13)
+// from any other thread, and the ring says so with ErrNotIssuer.
 func TestIssuerThreadIsTheCreator(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r := testutil.NewRing(t, 4, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+	r := testutil.NewRing(t, 4, uring.WithSingleIssuer()) // 6.0
 	require.True(t, r.OnIssuerThread())
 	var onOther bool
 	var err error
 	onOtherThread(func() {
 		onOther = r.OnIssuerThread()
-		err = r.Resize(8, 0)
+		nop(t, r, 1)
+		_, err = r.Submit()
 	})
 	require.False(t, onOther)
 	require.ErrorIs(t, err, uring.ErrNotIssuer)
 	require.ErrorIs(t, err, syscall.EEXIST)
-	require.NoError(t, r.Resize(8, 0), "the creator may resize")
-	require.Equal(t, uint32(8), r.SQEntries())
+	_, err = r.SubmitAndWait(1)
+	require.NoError(t, err, "the creator may submit (the NOP waiting since)")
 
 	plain := testutil.NewRing(t, 4)
 	onOtherThread(func() { onOther = plain.OnIssuerThread() })
 	require.True(t, onOther, "any thread may use a ring without SINGLE_ISSUER")
+
+	t.Run("register", func(t *testing.T) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterResizeRings)) // 6.13
+		r := testutil.NewRing(t, 4, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+		onOtherThread(func() { err = r.Resize(8, 0) })
+		require.ErrorIs(t, err, uring.ErrNotIssuer)
+		require.ErrorIs(t, err, syscall.EEXIST)
+		require.NoError(t, r.Resize(8, 0), "the creator may resize")
+		require.Equal(t, uint32(8), r.SQEntries())
+	})
 }
 
 // A SINGLE_ISSUER ring made disabled has no submitter until it is enabled:

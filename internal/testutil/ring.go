@@ -7,14 +7,15 @@ import (
 	"github.com/pure-uring/uring"
 )
 
-// NewRing creates a ring closed at the end of the test. It skips when
-// io_uring or the options are unsupported here (the message says why) and
-// fails on any other error.
+// NewRing creates a ring closed at the end of the test. When io_uring or
+// an option is unsupported here it acts as Require: it skips (the message
+// says why), or fails when the kernel is at or past the release that added
+// the option. It fails on any other error.
 func NewRing(t testing.TB, entries uint32, opts ...uring.Option) *uring.Ring {
 	t.Helper()
 	r, err := uring.New(entries, opts...)
 	if errors.Is(err, uring.ErrUnsupported) {
-		t.Skipf("io_uring unavailable: %v", err)
+		Require(t, err)
 	}
 	if err != nil {
 		t.Fatalf("uring.New(%d): %v", entries, err)
