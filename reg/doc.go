@@ -17,10 +17,14 @@
 // already registered on this ring)". Nothing is hidden or retried. An
 // argument that cannot be right is rejected before the call with
 // *ArgError, which names it and unwraps to unix.EINVAL. Nothing panics.
-// Features are not assumed: a kernel that lacks a register opcode answers
-// EINVAL; when the kernel is older than the release that added the opcode,
-// the *Error says which release it needs and matches uring.ErrUnsupported
-// (and errors.ErrUnsupported).
+// Features are not assumed: a kernel answers EINVAL both to a register
+// opcode or flag it lacks and to a bad value. reg puts every EINVAL to the
+// feature probes (package uring's Supports*): when the kernel lacks the
+// opcode or a flag the call used (IOU_PBUF_RING_MMAP, IOU_PBUF_RING_INC,
+// IORING_RSRC_REGISTER_SPARSE, NAPI static tracking), the *Error's Err is
+// a *uring.UnsupportedError naming it and the release that added it, and
+// the error matches uring.ErrUnsupported (and errors.ErrUnsupported);
+// otherwise the hint names the value at fault.
 //
 // # Memory lifetime
 //

@@ -4,12 +4,12 @@ package reg
 
 import (
 	"errors"
+	"os"
 	"strconv"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -17,12 +17,18 @@ import (
 // kernel's error (an *os.SyscallError wrapping unix.Errno, so
 // errors.Is(err, unix.EINVAL) works) and a hint at the likely cause.
 type Error struct {
-	Op   sys.RegisterOp // the register opcode, without USE_REGISTERED_RING
-	Err  error          // the kernel's error
-	Hint string         // likely causes, "" when nothing useful is known
-	// Unsupported is set when the kernel answered EINVAL and is older than
-	// the release that added Op: errors.Is(err, uring.ErrUnsupported) and
-	// errors.Is(err, errors.ErrUnsupported) then hold.
+	Op sys.RegisterOp // the register opcode, without USE_REGISTERED_RING
+	// Err is the kernel's error; when Unsupported, an
+	// *uring.UnsupportedError that names what the kernel lacks (the opcode,
+	// or a flag of the call such as IOU_PBUF_RING_INC) and the release
+	// that added it, and wraps the kernel's error.
+	Err  error
+	Hint string // likely causes, "" when nothing useful is known
+	// Unsupported is set when the kernel answered EINVAL and the feature
+	// probes say it lacks the opcode, or a flag the call used:
+	// errors.Is(err, uring.ErrUnsupported) and errors.Is(err,
+	// errors.ErrUnsupported) then hold, and errors.As finds the
+	// *uring.UnsupportedError.
 	Unsupported bool
 	// NotIssuer is set when the kernel answered EEXIST because the ring is
 	// SINGLE_ISSUER and the call came from another thread:
@@ -89,35 +95,117 @@ type issuerChecker interface{ OnIssuerThread() bool }
 const notIssuerHint = "the ring is SINGLE_ISSUER and this thread is not its submitter: register from the thread " +
 	"that made (or enabled) the ring, with the goroutine locked by runtime.LockOSThread"
 
-// wrapFor is wrap for a call on t, which tells an EEXIST of the opcode
-// from one the kernel returns off a SINGLE_ISSUER ring's issuer thread.
-func wrapFor(t Target, op sys.RegisterOp, err error) error {
+// wrapFor is wrap for a call on t with argument arg, which tells an
+// EEXIST of the opcode from one the kernel returns off a SINGLE_ISSUER
+// ring's issuer thread.
+func wrapFor(t Target, op sys.RegisterOp, arg any, err error) error {
 	if err == nil {
 		return nil
 	}
 	if c, ok := t.(issuerChecker); ok && errors.Is(err, unix.EEXIST) && !c.OnIssuerThread() {
 		return &Error{Op: op &^ sys.RegisterUseRegisteredRing, Err: err, Hint: notIssuerHint, NotIssuer: true}
 	}
-	return wrap(op, err)
+	return wrapArg(op, arg, err)
 }
 
 // wrap turns a register error into *Error with a hint; nil stays nil.
-func wrap(op sys.RegisterOp, err error) error {
+func wrap(op sys.RegisterOp, err error) error { return wrapArg(op, nil, err) }
+
+// wrapArg is wrap for a call with argument arg (nil when unknown). An
+// EINVAL is first put to the feature probes: when the kernel lacks the
+// opcode, or a flag in arg, the error is that *uring.UnsupportedError
+// (wrapping the kernel's answer) rather than a guess.
+func wrapArg(op sys.RegisterOp, arg any, err error) error {
 	if err == nil {
 		return nil
 	}
 	op &^= sys.RegisterUseRegisteredRing
 	e := &Error{Op: op, Err: err}
 	en := e.Errno()
-	if en == unix.EINVAL && op.Since() != "" {
-		if ok, kerr := feature.KernelAtLeast(op.Since()); kerr == nil && !ok {
-			e.Unsupported = true
-			e.Hint = op.String() + " needs Linux " + op.Since() + "; this kernel is " + feature.KernelRelease()
+	if en == unix.EINVAL {
+		if ue := lacks(op, arg); ue != nil {
+			u := *ue
+			u.Err = err // the call's own answer, not the probe's
+			e.Err, e.Unsupported = &u, true
 			return e
 		}
 	}
-	e.Hint = hint(op, en)
+	e.Hint = hintArg(op, en, arg)
 	return e
+}
+
+// lacks returns what the kernel lacks for a call of op with arg, by the
+// feature probes, or nil when it has all of it (the EINVAL is then about
+// the values). A probe that cannot run falls back to the release that
+// added op.
+func lacks(op sys.RegisterOp, arg any) *uring.UnsupportedError {
+	perr := probeOff(func() error { return supportsRegisterOp(op) })
+	var ue *uring.UnsupportedError
+	switch {
+	case errors.As(perr, &ue):
+		return ue
+	case perr != nil && op.Since() != "":
+		if ok, kerr := uring.KernelAtLeast(op.Since()); kerr == nil && !ok {
+			return &uring.UnsupportedError{Feature: "register opcode " + uring.RegisterOpName(op),
+				MinimumVersion: op.Since(), Kernel: uring.KernelRelease()}
+		}
+	}
+	var caps []uring.Capability
+	switch a := arg.(type) {
+	case *sys.BufReg:
+		if a != nil && a.Flags&sys.PbufRingInc != 0 {
+			caps = append(caps, uring.CapBufRingInc)
+		}
+		if a != nil && a.Flags&sys.PbufRingMmap != 0 {
+			caps = append(caps, uring.CapBufRingMmap)
+		}
+	case *sys.RsrcRegister:
+		if a != nil && a.Flags&sys.RsrcRegisterSparse != 0 {
+			switch op {
+			case sys.RegisterFiles2:
+				caps = append(caps, uring.CapSparseFiles)
+			case sys.RegisterBuffers2:
+				caps = append(caps, uring.CapSparseBuffers)
+			}
+		}
+	case *sys.NAPI:
+		if a != nil && op == sys.RegisterNAPI && (a.Opcode != 0 || a.OpParam != 0) {
+			caps = append(caps, uring.CapNAPIStaticTracking)
+		}
+	}
+	for _, c := range caps {
+		if ue := probed(func() error { return supports(c) }); ue != nil {
+			return ue
+		}
+	}
+	return nil
+}
+
+// The probes lacks asks (variables for tests).
+var (
+	supportsRegisterOp = uring.SupportsRegisterOp
+	supports           = uring.Supports
+)
+
+// probed runs a probe (off this thread, see probeOff) and returns its
+// *uring.UnsupportedError, or nil for a yes or a probe that failed.
+func probed(probe func() error) *uring.UnsupportedError {
+	var ue *uring.UnsupportedError
+	if errors.As(probeOff(probe), &ue) {
+		return ue
+	}
+	return nil
+}
+
+// probeOff runs a feature probe on a goroutine of its own: a probe may
+// leave per-thread state (an io-wq, the registered-ring table) on the
+// thread it runs on, and the caller's thread may be locked, with state
+// that matters (a SINGLE_ISSUER submitter, a thread without io-wq).
+// Answers are cached, so only the first error of a kind pays for a probe.
+func probeOff(probe func() error) error {
+	ch := make(chan error, 1)
+	go func() { ch <- probe() }()
+	return <-ch
 }
 
 type opErrno struct {
@@ -151,7 +239,7 @@ var hints = map[opErrno]string{
 	{sys.RegisterCloneBuffers, unix.EINVAL}:   "the range runs past the source table, or source and destination are the same ring",
 	{sys.RegisterCloneBuffers, unix.EBADF}:    "the source is not an io_uring fd",
 	{sys.RegisterPbufRing, unix.EEXIST}:       "the group id is already registered on this ring",
-	{sys.RegisterPbufRing, unix.EINVAL}:       "entries not a power of two or above 32768, or bad flags, or a ring address not page aligned",
+	{sys.RegisterPbufRing, unix.EINVAL}:       "entries not a power of two or above 32768, a ring address not page aligned (or, with IOU_PBUF_RING_MMAP, not zero), unknown flags, or nonzero reserved fields",
 	{sys.RegisterPbufRing, unix.ENOMEM}:       "the kernel could not allocate the ring",
 	{sys.UnregisterPbufRing, unix.ENOENT}:     "no buffer ring with this group id",
 	{sys.UnregisterPbufRing, unix.EINVAL}:     "the group uses legacy provided buffers, not a ring",
@@ -165,14 +253,14 @@ var hints = map[opErrno]string{
 	{sys.RegisterRestrictions, unix.EBUSY}:    "restrictions are already registered",
 	{sys.RegisterEnableRings, unix.EBADFD}:    "the ring is already enabled",
 	{sys.RegisterIOWQAff, unix.EINVAL}:        "the CPU set names no online CPU, or the calling thread has no io-wq (io-wq settings are per thread: call from the thread that made or submits to the ring)",
-	{sys.RegisterIOWQMaxWorkers, unix.EINVAL}: "bad arguments",
+	{sys.RegisterIOWQMaxWorkers, unix.EINVAL}: "nr_args is not 2",
 	{sys.RegisterRingFds, unix.EBUSY}:         "the fd is already registered in this thread's ring table",
 	{sys.RegisterRingFds, unix.EINVAL}:        "the index is out of range (16 per thread) or the table is full",
 	{sys.RegisterRingFds, unix.EOPNOTSUPP}:    "the fd is not an io_uring fd",
 	{sys.UnregisterRingFds, unix.EINVAL}:      "the index is out of range",
-	{sys.RegisterNAPI, unix.EINVAL}:           "bad opcode or tracking strategy, or nonzero reserved fields",
+	{sys.RegisterNAPI, unix.EINVAL}:           "an opcode or tracking strategy the kernel does not know, or nonzero padding",
 	{sys.RegisterNAPI, unix.EEXIST}:           "the NAPI id is already tracked",
-	{sys.UnregisterNAPI, unix.EINVAL}:         "bad arguments",
+	{sys.UnregisterNAPI, unix.EINVAL}:         "nonzero padding or reserved fields in the argument",
 	{sys.RegisterClock, unix.EINVAL}:          "only CLOCK_MONOTONIC and CLOCK_BOOTTIME are accepted",
 	{sys.RegisterResizeRings, unix.EINVAL}:    "the ring needs SETUP_DEFER_TASKRUN, or the new sizes are invalid",
 	{sys.RegisterResizeRings, unix.EOVERFLOW}: "the new CQ ring is too small for the CQEs pending",
@@ -202,6 +290,39 @@ var generic = map[unix.Errno]string{
 	unix.EBUSY:      "already registered, or the ring is busy",
 	unix.EEXIST:     "already exists, or the ring is SINGLE_ISSUER and this thread is not its submitter",
 	unix.EINTR:      "interrupted by a signal while waiting for quiescence; retry",
+}
+
+// hintArg is hint, made exact where the argument shows the cause.
+func hintArg(op sys.RegisterOp, en unix.Errno, arg any) string {
+	if br, ok := arg.(*sys.BufReg); ok && br != nil && op == sys.RegisterPbufRing && en == unix.EINVAL {
+		if h := bufRegHint(br); h != "" {
+			return h
+		}
+	}
+	return hint(op, en)
+}
+
+// bufRegHint names what the kernel checks in io_uring_buf_reg and br
+// breaks (io_uring/kbuf.c), or "".
+func bufRegHint(br *sys.BufReg) string {
+	n := br.RingEntries
+	rest := *br // what is left once the fields every kernel reads are zeroed
+	rest.RingAddr, rest.RingEntries, rest.Bgid, rest.Flags = 0, 0, 0, 0
+	switch {
+	case n == 0 || n&(n-1) != 0:
+		return "ring_entries = " + utoa(uint64(n)) + " is not a power of two"
+	case n >= 1<<16:
+		return "ring_entries = " + utoa(uint64(n)) + " is above 32768"
+	case br.Flags&^(sys.PbufRingMmap|sys.PbufRingInc) != 0:
+		return "unknown flags " + hex(uint64(br.Flags&^(sys.PbufRingMmap|sys.PbufRingInc)))
+	case br.Flags&sys.PbufRingMmap != 0 && br.RingAddr != 0:
+		return "IOU_PBUF_RING_MMAP takes no ring address (the kernel allocates the ring)"
+	case br.Flags&sys.PbufRingMmap == 0 && br.RingAddr%uint64(os.Getpagesize()) != 0:
+		return "the ring address " + hex(br.RingAddr) + " is not page aligned"
+	case rest != sys.BufReg{}:
+		return "nonzero reserved fields (or a field newer than this kernel)"
+	}
+	return ""
 }
 
 func hint(op sys.RegisterOp, en unix.Errno) string {

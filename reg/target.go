@@ -48,13 +48,13 @@ func register[T any](t Target, op sys.RegisterOp, arg *T, nr uint32) (int, error
 		err := g.UseTarget(func(fd int, flag sys.RegisterOp) error {
 			var err error
 			n, err = sys.Register(fd, op|flag, arg, nr)
-			return wrapFor(t, op, err)
+			return wrapFor(t, op, arg, err)
 		})
 		return n, err
 	}
 	fd, flag := t.RegisterTarget()
 	n, err := sys.Register(fd, op|flag, arg, nr)
-	return n, wrapFor(t, op, err)
+	return n, wrapFor(t, op, arg, err)
 }
 
 // registerNil calls io_uring_register(2) with no argument.
