@@ -3,11 +3,14 @@
 package sqe_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
@@ -17,8 +20,11 @@ import (
 func TestExecNop(t *testing.T) {
 	r := newRing(t)
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { sqe.Nop(s); return nil }))
-	c := run(t, r, func(s *sys.SQE) error { sqe.NopResult(s, -int32(unix.EPERM)); return nil })
-	require.Equal(t, unix.EPERM, errno(c))
+	t.Run("NopResult", func(t *testing.T) {
+		testutil.Require(t, uring.Supports(uring.CapNopInjectResult)) // 6.11
+		c := run(t, r, func(s *sys.SQE) error { sqe.NopResult(s, -int32(unix.EPERM)); return nil })
+		require.Equal(t, unix.EPERM, errno(c))
+	})
 }
 
 func TestExecReadWrite(t *testing.T) {
@@ -45,8 +51,16 @@ func TestExecReadWrite(t *testing.T) {
 	c := make([]byte, 3)
 	riov2, err := sqe.Iovecs(nil, [][]byte{c})
 	require.NoError(t, err)
-	require.Equal(t, 3, runOK(t, r, func(s *sys.SQE) error { return sqe.Readv2(s, fd, riov2, 0, unix.RWF_NOWAIT) }))
-	require.Equal(t, "hel", string(c))
+	res := run(t, r, func(s *sys.SQE) error { return sqe.Readv2(s, fd, riov2, 0, unix.RWF_NOWAIT) })
+	// RWF_NOWAIT needs a file system that can tell a read would block
+	// (tmpfs can since 6.6): io_uring answers as preadv2(2) does.
+	if _, perr := unix.Preadv2(fd, [][]byte{make([]byte, 3)}, 0, unix.RWF_NOWAIT); errors.Is(perr, unix.EOPNOTSUPP) {
+		require.Equal(t, unix.EOPNOTSUPP, errno(res), "preadv2 says EOPNOTSUPP")
+	} else {
+		require.NoError(t, perr)
+		require.Equal(t, int32(3), res.Res, "errno %v", errno(res))
+		require.Equal(t, "hel", string(c))
+	}
 
 	// CurrentPos reads at, and advances, the file position.
 	_, err = f.Seek(7, 0)
@@ -70,7 +84,17 @@ func TestExecFixedBuffers(t *testing.T) {
 	n := runOK(t, r, func(s *sys.SQE) error { return sqe.ReadFixed(s, fd, b1[100:200], 0, 1) })
 	require.Equal(t, "fixed write", string(b1[100:100+n]))
 
-	needOp(t, r, sys.OpWritevFixed)
+	t.Run("Vectored", func(t *testing.T) {
+		needOp(t, sys.OpWritevFixed) // and READV_FIXED: 6.15
+		fixedVectored(t, r, fd, f.Name(), b0, b1)
+	})
+	runtime.KeepAlive(b0)
+	runtime.KeepAlive(b1)
+}
+
+// fixedVectored writes and reads through WRITEV_FIXED and READV_FIXED with
+// iovecs inside the registered buffers b0 and b1.
+func fixedVectored(t *testing.T, r *uring.Ring, fd int, name string, b0, b1 []byte) {
 	copy(b0[10:], "ab")
 	copy(b0[20:], "cd")
 	wiov, err := sqe.Iovecs(nil, [][]byte{b0[10:12], b0[20:22]})
@@ -81,11 +105,9 @@ func TestExecFixedBuffers(t *testing.T) {
 	require.Equal(t, 4, runOK(t, r, func(s *sys.SQE) error { return sqe.ReadvFixed(s, fd, riov, 50, 0, 1) }))
 	require.Equal(t, "a", string(b1[0:1]))
 	require.Equal(t, "bcd", string(b1[8:11]))
-	got, err := os.ReadFile(f.Name())
+	got, err := os.ReadFile(name)
 	require.NoError(t, err)
 	require.Equal(t, "abcd", string(got[50:54]))
-	runtime.KeepAlive(b0)
-	runtime.KeepAlive(b1)
 }
 
 func TestExecSyncAllocAdvise(t *testing.T) {
@@ -102,10 +124,6 @@ func TestExecSyncAllocAdvise(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1<<16), st.Size())
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Fadvise(s, fd, 0, 0, unix.FADV_DONTNEED) }))
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Ftruncate(s, fd, 5) }))
-	st, err = f.Stat()
-	require.NoError(t, err)
-	require.Equal(t, int64(5), st.Size())
 
 	mem, err := unix.Mmap(-1, 0, 1<<16, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	require.NoError(t, err)
@@ -113,6 +131,14 @@ func TestExecSyncAllocAdvise(t *testing.T) {
 	mem[0] = 1
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Madvise(s, mem, unix.MADV_DONTNEED) }))
 	require.Zero(t, mem[0], "MADV_DONTNEED drops private anonymous pages")
+
+	t.Run("Ftruncate", func(t *testing.T) {
+		needOp(t, sys.OpFtruncate) // 6.9
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Ftruncate(s, fd, 5) }))
+		st, err := f.Stat()
+		require.NoError(t, err)
+		require.Equal(t, int64(5), st.Size())
+	})
 }
 
 func TestExecStatx(t *testing.T) {
@@ -173,140 +199,178 @@ func TestExecDirect(t *testing.T) {
 	f, name := tempFile(t, []byte("direct data"))
 	registerFiles(t, r, []int32{-1, -1, -1, -1})
 	path := cpath(t, name)
-
-	// Open into slot 2, read through it, install it as an fd, close it.
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.OpenatDirect(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0, 2) }))
 	buf := make([]byte, 32)
-	n := runOK(t, r, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf, 0); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, 2)
-	})
-	require.Equal(t, "direct data", string(buf[:n]))
+	readSlot := func(slot sqe.Slot, b []byte, off int64) sys.CQE {
+		return run(t, r, func(s *sys.SQE) error {
+			if err := sqe.Read(s, 0, b, off); err != nil {
+				return err
+			}
+			return sqe.FixedFile(s, slot)
+		})
+	}
 
-	fd := runOK(t, r, func(s *sys.SQE) error { return sqe.FixedFdInstall(s, 2, 0) })
-	closeLater(t, fd)
-	n, err := unix.Pread(fd, buf, 7)
-	require.NoError(t, err)
-	require.Equal(t, "data", string(buf[:n]))
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.CloseDirect(s, 2) }))
-	c := run(t, r, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf, 0); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, 2)
-	})
-	require.Equal(t, unix.EBADF, errno(c), "slot 2 is empty again")
-
-	// AllocSlot: the kernel picks a free slot and returns it.
-	how := unix.OpenHow{Flags: unix.O_RDONLY}
-	slot := runOK(t, r, func(s *sys.SQE) error { return sqe.Openat2Direct(s, unix.AT_FDCWD, path, &how, sqe.AllocSlot) })
-	require.Less(t, slot, 4)
-	n = runOK(t, r, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf[:6], 0); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, sqe.Slot(slot))
-	})
-	require.Equal(t, "direct", string(buf[:n]))
-
-	// FILES_UPDATE into slot 3, then with AllocSlot (slots written back).
+	// FILES_UPDATE (5.6) into slot 3, read through it.
 	fds := []int32{int32(f.Fd())}
 	require.Equal(t, 1, runOK(t, r, func(s *sys.SQE) error { return sqe.FilesUpdate(s, fds, 3) }))
-	n = runOK(t, r, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf[:4], 7); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, 3)
+	c := readSlot(3, buf[:4], 7)
+	require.Equal(t, "data", string(buf[:c.Res]))
+
+	// Open into slot 2 (direct descriptors: 5.15), read through it, close it.
+	c = run(t, r, func(s *sys.SQE) error { return sqe.OpenatDirect(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0, 2) })
+	kernelHas(t, c, "direct descriptors (IORING_OP_OPENAT into a fixed slot)", "5.15", unix.EINVAL)
+	require.Equal(t, int32(0), c.Res, "errno %v", errno(c))
+	c = readSlot(2, buf, 0)
+	require.Equal(t, "direct data", string(buf[:c.Res]))
+
+	t.Run("FixedFdInstall", func(t *testing.T) {
+		needOp(t, sys.OpFixedFdInstall) // 6.8
+		fd := runOK(t, r, func(s *sys.SQE) error { return sqe.FixedFdInstall(s, 2, 0) })
+		closeLater(t, fd)
+		n, err := unix.Pread(fd, buf, 7)
+		require.NoError(t, err)
+		require.Equal(t, "data", string(buf[:n]))
 	})
-	require.Equal(t, "data", string(buf[:n]))
-	fds2 := []int32{int32(f.Fd())}
-	require.Equal(t, 1, runOK(t, r, func(s *sys.SQE) error { return sqe.FilesUpdate(s, fds2, sqe.AllocSlot) }))
-	require.NotEqual(t, int32(f.Fd()), fds2[0], "kernel wrote the slot back")
-	require.Less(t, fds2[0], int32(4))
-	runtime.KeepAlive(&how)
+
+	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.CloseDirect(s, 2) }))
+	require.Equal(t, unix.EBADF, errno(readSlot(2, buf, 0)), "slot 2 is empty again")
+
+	t.Run("AllocSlot", func(t *testing.T) {
+		// The kernel picks a free slot and returns it (IORING_FILE_INDEX_ALLOC).
+		how := unix.OpenHow{Flags: unix.O_RDONLY}
+		c := run(t, r, func(s *sys.SQE) error { return sqe.Openat2Direct(s, unix.AT_FDCWD, path, &how, sqe.AllocSlot) })
+		kernelHas(t, c, "IORING_FILE_INDEX_ALLOC", "5.19", unix.EINVAL)
+		require.GreaterOrEqual(t, c.Res, int32(0), "errno %v", errno(c))
+		slot := int(c.Res)
+		require.Less(t, slot, 4)
+		c = readSlot(sqe.Slot(slot), buf[:6], 0)
+		require.Equal(t, "direct", string(buf[:c.Res]))
+
+		// FILES_UPDATE with AllocSlot writes the slots back.
+		fds2 := []int32{int32(f.Fd())}
+		require.Equal(t, 1, runOK(t, r, func(s *sys.SQE) error { return sqe.FilesUpdate(s, fds2, sqe.AllocSlot) }))
+		require.NotEqual(t, int32(f.Fd()), fds2[0], "kernel wrote the slot back")
+		require.Less(t, fds2[0], int32(4))
+		runtime.KeepAlive(&how)
+	})
 }
 
-func TestExecPaths(t *testing.T) {
-	r := newRing(t)
+// pathsDir makes a directory with a file "a" and a directory "d" and
+// returns its path and an O_DIRECTORY fd on it.
+func pathsDir(t *testing.T) (string, int) {
+	t.Helper()
 	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("A"), 0o600))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"), 0o750))
 	dfd, err := unix.Open(dir, unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	require.NoError(t, err)
-	defer unix.Close(dfd)
-
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Mkdirat(s, dfd, cpath(t, "d"), 0o750) }))
-	st, err := os.Stat(filepath.Join(dir, "d"))
-	require.NoError(t, err)
-	require.True(t, st.IsDir())
-	require.Equal(t, os.FileMode(0o750), st.Mode().Perm())
-
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("A"), 0o600))
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error {
-		return sqe.Renameat(s, dfd, cpath(t, "a"), unix.AT_FDCWD, cpath(t, filepath.Join(dir, "d", "b")), 0)
-	}))
-	_, err = os.Stat(filepath.Join(dir, "a"))
-	require.ErrorIs(t, err, os.ErrNotExist)
-	got, err := os.ReadFile(filepath.Join(dir, "d", "b"))
-	require.NoError(t, err)
-	require.Equal(t, "A", string(got))
-
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "c"), nil, 0o600))
-	c := run(t, r, func(s *sys.SQE) error {
-		return sqe.Renameat(s, dfd, cpath(t, "c"), dfd, cpath(t, "d/b"), unix.RENAME_NOREPLACE)
-	})
-	require.Equal(t, unix.EEXIST, errno(c))
-
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Symlinkat(s, cpath(t, "d/b"), dfd, cpath(t, "sym")) }))
-	target, err := os.Readlink(filepath.Join(dir, "sym"))
-	require.NoError(t, err)
-	require.Equal(t, "d/b", target)
-
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Linkat(s, dfd, cpath(t, "d/b"), dfd, cpath(t, "hard"), 0) }))
-	var s1, s2 unix.Stat_t
-	require.NoError(t, unix.Stat(filepath.Join(dir, "d", "b"), &s1))
-	require.NoError(t, unix.Stat(filepath.Join(dir, "hard"), &s2))
-	require.Equal(t, s1.Ino, s2.Ino)
-	require.Equal(t, uint64(2), uint64(s1.Nlink))
-
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Unlinkat(s, dfd, cpath(t, "hard"), 0) }))
-	_, err = os.Lstat(filepath.Join(dir, "hard"))
-	require.ErrorIs(t, err, os.ErrNotExist)
-	c = run(t, r, func(s *sys.SQE) error { return sqe.Unlinkat(s, dfd, cpath(t, "d"), unix.AT_REMOVEDIR) })
-	require.Equal(t, unix.ENOTEMPTY, errno(c))
-	require.NoError(t, os.Remove(filepath.Join(dir, "d", "b")))
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Unlinkat(s, dfd, cpath(t, "d"), unix.AT_REMOVEDIR) }))
-	_, err = os.Stat(filepath.Join(dir, "d"))
-	require.ErrorIs(t, err, os.ErrNotExist)
+	closeLater(t, dfd)
+	return dir, dfd
 }
 
+// TestExecPaths runs each path opcode the kernel has (RENAMEAT and
+// UNLINKAT 5.11, MKDIRAT, SYMLINKAT and LINKAT 5.15), on files set up
+// with plain syscalls.
+func TestExecPaths(t *testing.T) {
+	r := newRing(t)
+	t.Run("Mkdirat", func(t *testing.T) {
+		needOp(t, sys.OpMkdirat)
+		dir, dfd := pathsDir(t)
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Mkdirat(s, dfd, cpath(t, "m"), 0o750) }))
+		st, err := os.Stat(filepath.Join(dir, "m"))
+		require.NoError(t, err)
+		require.True(t, st.IsDir())
+		require.Equal(t, os.FileMode(0o750), st.Mode().Perm())
+	})
+	t.Run("Renameat", func(t *testing.T) {
+		needOp(t, sys.OpRenameat)
+		dir, dfd := pathsDir(t)
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error {
+			return sqe.Renameat(s, dfd, cpath(t, "a"), unix.AT_FDCWD, cpath(t, filepath.Join(dir, "d", "b")), 0)
+		}))
+		_, err := os.Stat(filepath.Join(dir, "a"))
+		require.ErrorIs(t, err, os.ErrNotExist)
+		got, err := os.ReadFile(filepath.Join(dir, "d", "b"))
+		require.NoError(t, err)
+		require.Equal(t, "A", string(got))
+
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "c"), nil, 0o600))
+		c := run(t, r, func(s *sys.SQE) error {
+			return sqe.Renameat(s, dfd, cpath(t, "c"), dfd, cpath(t, "d/b"), unix.RENAME_NOREPLACE)
+		})
+		require.Equal(t, unix.EEXIST, errno(c))
+	})
+	t.Run("Symlinkat", func(t *testing.T) {
+		needOp(t, sys.OpSymlinkat)
+		dir, dfd := pathsDir(t)
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Symlinkat(s, cpath(t, "a"), dfd, cpath(t, "sym")) }))
+		target, err := os.Readlink(filepath.Join(dir, "sym"))
+		require.NoError(t, err)
+		require.Equal(t, "a", target)
+	})
+	t.Run("Linkat", func(t *testing.T) {
+		needOp(t, sys.OpLinkat)
+		dir, dfd := pathsDir(t)
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Linkat(s, dfd, cpath(t, "a"), dfd, cpath(t, "hard"), 0) }))
+		var s1, s2 unix.Stat_t
+		require.NoError(t, unix.Stat(filepath.Join(dir, "a"), &s1))
+		require.NoError(t, unix.Stat(filepath.Join(dir, "hard"), &s2))
+		require.Equal(t, s1.Ino, s2.Ino)
+		require.Equal(t, uint64(2), uint64(s1.Nlink))
+	})
+	t.Run("Unlinkat", func(t *testing.T) {
+		needOp(t, sys.OpUnlinkat)
+		dir, dfd := pathsDir(t)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "d", "b"), nil, 0o600))
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Unlinkat(s, dfd, cpath(t, "a"), 0) }))
+		_, err := os.Lstat(filepath.Join(dir, "a"))
+		require.ErrorIs(t, err, os.ErrNotExist)
+		c := run(t, r, func(s *sys.SQE) error { return sqe.Unlinkat(s, dfd, cpath(t, "d"), unix.AT_REMOVEDIR) })
+		require.Equal(t, unix.ENOTEMPTY, errno(c))
+		require.NoError(t, os.Remove(filepath.Join(dir, "d", "b")))
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Unlinkat(s, dfd, cpath(t, "d"), unix.AT_REMOVEDIR) }))
+		_, err = os.Stat(filepath.Join(dir, "d"))
+		require.ErrorIs(t, err, os.ErrNotExist)
+	})
+}
+
+// TestExecXattr sets and gets extended attributes (5.19). On a file
+// system that takes no user xattrs (tmpfs before 6.6, ramfs) every one of
+// them must fail as the syscalls do.
 func TestExecXattr(t *testing.T) {
 	r := newRing(t)
-	f, name := tempFile(t, nil)
-	if err := unix.Fsetxattr(int(f.Fd()), "user.probe", []byte("x"), 0); err == unix.ENOTSUP {
-		dir, err := os.MkdirTemp("/dev/shm", "sqe")
-		require.NoError(t, err)
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		name = filepath.Join(dir, "f")
-		require.NoError(t, os.WriteFile(name, nil, 0o600))
-		f, err = os.OpenFile(name, os.O_RDWR, 0)
-		require.NoError(t, err)
-		t.Cleanup(func() { f.Close() })
-		if err := unix.Fsetxattr(int(f.Fd()), "user.probe", []byte("x"), 0); err == unix.ENOTSUP {
-			t.Skip("no filesystem here takes user xattrs (ENOTSUP)")
-		}
+	for _, op := range []sys.Op{sys.OpFsetxattr, sys.OpSetxattr, sys.OpFgetxattr, sys.OpGetxattr} {
+		needOp(t, op)
 	}
+	f, name := tempFile(t, nil)
 	fd := int(f.Fd())
 	path := cpath(t, name)
 	k1, k2 := cpath(t, "user.one"), cpath(t, "user.two")
 	v1, v2 := []byte("value-1"), []byte("second value")
+	got := make([]byte, 64)
+
+	if err := unix.Fsetxattr(fd, "user.probe", []byte("x"), 0); err != nil {
+		_, gerr := unix.Fgetxattr(fd, "user.one", got)
+		require.Error(t, gerr)
+		for _, c := range []sys.CQE{
+			run(t, r, func(s *sys.SQE) error { return sqe.Fsetxattr(s, fd, k1, v1, 0) }),
+			run(t, r, func(s *sys.SQE) error { return sqe.Setxattr(s, path, k2, v2, 0) }),
+		} {
+			require.Equal(t, err, errno(c), "fsetxattr(2) says %v", err)
+		}
+		for _, c := range []sys.CQE{
+			run(t, r, func(s *sys.SQE) error { return sqe.Fgetxattr(s, fd, k1, got) }),
+			run(t, r, func(s *sys.SQE) error { return sqe.Getxattr(s, path, k1, got) }),
+		} {
+			require.Equal(t, gerr, errno(c), "fgetxattr(2) says %v", gerr)
+		}
+		return
+	}
 
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Fsetxattr(s, fd, k1, v1, unix.XATTR_CREATE) }))
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Setxattr(s, path, k2, v2, 0) }))
 	c := run(t, r, func(s *sys.SQE) error { return sqe.Fsetxattr(s, fd, k1, v2, unix.XATTR_CREATE) })
 	require.Equal(t, unix.EEXIST, errno(c))
 
-	got := make([]byte, 64)
 	n := runOK(t, r, func(s *sys.SQE) error { return sqe.Fgetxattr(s, fd, k2, got) })
 	require.Equal(t, v2, got[:n])
 	n = runOK(t, r, func(s *sys.SQE) error { return sqe.Getxattr(s, path, k1, got) })
@@ -318,17 +382,9 @@ func TestExecXattr(t *testing.T) {
 
 func TestExecSpliceTeePipe(t *testing.T) {
 	r := newRing(t)
-	needOp(t, r, sys.OpPipe)
-	var fds [2]int32
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Pipe(s, &fds, 0) }))
-	pr, pw := int(fds[0]), int(fds[1])
-	closeLater(t, pr)
-	closeLater(t, pw)
-	flags, err := unix.FcntlInt(uintptr(pr), unix.F_GETFD, 0)
-	require.NoError(t, err)
-	require.Equal(t, unix.FD_CLOEXEC, flags&unix.FD_CLOEXEC, "Pipe adds O_CLOEXEC")
+	pr, pw := pipe(t)
 
-	// file -> pipe (splice), pipe -> pipe2 (tee), pipe -> file (splice).
+	// file -> pipe (splice, 5.7), pipe -> pipe2 (tee, 5.8), pipe -> file.
 	src, _ := tempFile(t, []byte("spliced bytes"))
 	dst, dstName := tempFile(t, nil)
 	require.Equal(t, 13, runOK(t, r, func(s *sys.SQE) error { return sqe.Splice(s, int(src.Fd()), 0, pw, sqe.CurrentPos, 13, 0) }))
@@ -350,24 +406,41 @@ func TestExecSpliceTeePipe(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "spliced", string(teed[:n]))
 
-	// PipeDirect into slots the kernel picks.
-	var dfds [2]int32
-	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.PipeDirect(s, &dfds, 0, sqe.AllocSlot) }))
-	require.NotEqual(t, dfds[0], dfds[1])
-	msg := []byte("through slots")
-	require.Equal(t, len(msg), runOK(t, r, func(s *sys.SQE) error {
-		if err := sqe.Write(s, 0, msg, sqe.CurrentPos); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, sqe.Slot(dfds[1]))
-	}))
-	n = runOK(t, r, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, teed, sqe.CurrentPos); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, sqe.Slot(dfds[0]))
+	t.Run("Pipe", func(t *testing.T) {
+		needOp(t, sys.OpPipe) // 6.16
+		var fds [2]int32
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Pipe(s, &fds, 0) }))
+		pr, pw := int(fds[0]), int(fds[1])
+		closeLater(t, pr)
+		closeLater(t, pw)
+		flags, err := unix.FcntlInt(uintptr(pr), unix.F_GETFD, 0)
+		require.NoError(t, err)
+		require.Equal(t, unix.FD_CLOEXEC, flags&unix.FD_CLOEXEC, "Pipe adds O_CLOEXEC")
+		_, err = unix.Write(pw, []byte("piped"))
+		require.NoError(t, err)
+		n, err := unix.Read(pr, teed)
+		require.NoError(t, err)
+		require.Equal(t, "piped", string(teed[:n]))
+
+		// PipeDirect into slots the kernel picks.
+		var dfds [2]int32
+		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.PipeDirect(s, &dfds, 0, sqe.AllocSlot) }))
+		require.NotEqual(t, dfds[0], dfds[1])
+		msg := []byte("through slots")
+		require.Equal(t, len(msg), runOK(t, r, func(s *sys.SQE) error {
+			if err := sqe.Write(s, 0, msg, sqe.CurrentPos); err != nil {
+				return err
+			}
+			return sqe.FixedFile(s, sqe.Slot(dfds[1]))
+		}))
+		n = runOK(t, r, func(s *sys.SQE) error {
+			if err := sqe.Read(s, 0, teed, sqe.CurrentPos); err != nil {
+				return err
+			}
+			return sqe.FixedFile(s, sqe.Slot(dfds[0]))
+		})
+		require.Equal(t, msg, teed[:n])
 	})
-	require.Equal(t, msg, teed[:n])
 }
 
 func TestExecProvidedBuffers(t *testing.T) {
@@ -389,8 +462,15 @@ func TestExecProvidedBuffers(t *testing.T) {
 	c = run(t, r, func(s *sys.SQE) error { return sqe.ReadSelect(s, int(f.Fd()), 8, 0, 7) })
 	require.Equal(t, unix.ENOBUFS, errno(c))
 
-	// Multishot read from a pipe: one CQE per write, F_MORE while armed.
-	needOp(t, r, sys.OpReadMultishot)
+	t.Run("ReadMultishot", func(t *testing.T) {
+		needOp(t, sys.OpReadMultishot) // 6.7
+		readMultishot(t, r, mem)
+	})
+}
+
+// readMultishot reads a pipe with one READ_MULTISHOT: one CQE per write,
+// F_MORE while armed, into provided buffers in mem.
+func readMultishot(t *testing.T, r *uring.Ring, mem []byte) {
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.ProvideBuffers(s, mem, 16, 2, 8, 0) }))
 	pr, pw := pipe(t)
 	prep(t, r, 5, func(s *sys.SQE) error { return sqe.ReadMultishot(s, pr, 0, 0, 8) })
@@ -409,7 +489,7 @@ func TestExecProvidedBuffers(t *testing.T) {
 	// No buffers left: the next write ends the multishot with ENOBUFS.
 	_, err = unix.Write(pw, []byte("three"))
 	require.NoError(t, err)
-	c = wait(t, r, 1)[0]
+	c := wait(t, r, 1)[0]
 	require.Equal(t, unix.ENOBUFS, errno(c))
 	require.Zero(t, c.Flags&sys.CQEFMore)
 	runtime.KeepAlive(mem)

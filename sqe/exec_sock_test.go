@@ -7,8 +7,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
-	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -39,51 +40,72 @@ func recvAll(t *testing.T, fd, n int) []byte {
 	return buf
 }
 
+// zcRun submits the zero-copy send prepared as user_data ud and returns
+// its CQEs: the result, and the F_NOTIF notification when the result has
+// F_MORE.
+func zcRun(t *testing.T, r *uring.Ring) []sys.CQE {
+	t.Helper()
+	cs := submitWait(t, r, 1)
+	if cqe.More(&cs[0]) {
+		cs = append(cs, wait(t, r, 1)...)
+	}
+	return cs
+}
+
 func TestExecZeroCopy(t *testing.T) {
 	r := newRing(t)
-	needOp(t, r, sys.OpSendmsgZC)
+	needOp(t, sys.OpSendZC) // 6.0
 	c, s := tcpPair(t)
 	data := []byte("zero-copy payload")
 
-	prep(t, r, 1, func(q *sys.SQE) error { return sqe.SendZC(q, c, data, 0, sys.SendZCReportUsage) })
-	zcPair(t, r, submitWait(t, r, 2), len(data))
-	require.Equal(t, data, recvAll(t, s, len(data)))
-
-	iov, err := sqe.Iovecs(nil, [][]byte{data[:4], data[4:]})
-	require.NoError(t, err)
-	msg := unix.Msghdr{Iov: &iov[0]}
-	msg.SetIovlen(2)
-	prep(t, r, 2, func(q *sys.SQE) error { return sqe.SendmsgZC(q, c, &msg, 0) })
-	zcPair(t, r, submitWait(t, r, 2), len(data))
+	prep(t, r, 1, func(q *sys.SQE) error { return sqe.SendZC(q, c, data, 0, 0) })
+	zcPair(t, r, zcRun(t, r), len(data))
 	require.Equal(t, data, recvAll(t, s, len(data)))
 
 	fixed := make([]byte, 4096)
 	copy(fixed[64:], data)
 	registerBuffers(t, r, fixed)
 	prep(t, r, 3, func(q *sys.SQE) error { return sqe.SendZCFixed(q, c, fixed[64:64+len(data)], 0, 0, 0) })
-	zcPair(t, r, submitWait(t, r, 2), len(data))
+	zcPair(t, r, zcRun(t, r), len(data))
 	require.Equal(t, data, recvAll(t, s, len(data)))
 
-	fiov, err := sqe.Iovecs(nil, [][]byte{fixed[64 : 64+5], fixed[64+5 : 64+len(data)]})
-	require.NoError(t, err)
-	fmsg := unix.Msghdr{Iov: &fiov[0]}
-	fmsg.SetIovlen(2)
-	prep(t, r, 4, func(q *sys.SQE) error { return sqe.SendmsgZCFixed(q, c, &fmsg, 0, 0) })
-	cs := submitWait(t, r, 2)
-	if cs[0].Res == -int32(unix.EINVAL) || cs[0].Res == -int32(unix.EOPNOTSUPP) {
-		t.Logf("SENDMSG_ZC with a fixed buffer: %v (kernel lacks it)", errno(cs[0]))
-	} else {
+	t.Run("ReportUsage", func(t *testing.T) {
+		prep(t, r, 1, func(q *sys.SQE) error { return sqe.SendZC(q, c, data, 0, sys.SendZCReportUsage) })
+		cs := zcRun(t, r)
+		kernelHas(t, cs[0], "IORING_SEND_ZC_REPORT_USAGE", "6.2", unix.EINVAL)
 		zcPair(t, r, cs, len(data))
 		require.Equal(t, data, recvAll(t, s, len(data)))
-	}
+	})
+	t.Run("SendmsgZC", func(t *testing.T) {
+		needOp(t, sys.OpSendmsgZC) // 6.1
+		iov, err := sqe.Iovecs(nil, [][]byte{data[:4], data[4:]})
+		require.NoError(t, err)
+		msg := unix.Msghdr{Iov: &iov[0]}
+		msg.SetIovlen(2)
+		prep(t, r, 2, func(q *sys.SQE) error { return sqe.SendmsgZC(q, c, &msg, 0) })
+		zcPair(t, r, zcRun(t, r), len(data))
+		require.Equal(t, data, recvAll(t, s, len(data)))
+		runtime.KeepAlive(&msg)
+
+		// With registered buffers (vectored registered buffers: 6.15).
+		fiov, err := sqe.Iovecs(nil, [][]byte{fixed[64 : 64+5], fixed[64+5 : 64+len(data)]})
+		require.NoError(t, err)
+		fmsg := unix.Msghdr{Iov: &fiov[0]}
+		fmsg.SetIovlen(2)
+		prep(t, r, 4, func(q *sys.SQE) error { return sqe.SendmsgZCFixed(q, c, &fmsg, 0, 0) })
+		cs := zcRun(t, r)
+		kernelHas(t, cs[0], "registered buffers on IORING_OP_SENDMSG_ZC", "6.15", unix.EINVAL, unix.EOPNOTSUPP)
+		zcPair(t, r, cs, len(data))
+		require.Equal(t, data, recvAll(t, s, len(data)))
+		runtime.KeepAlive(&fmsg)
+	})
 	runtime.KeepAlive(data)
-	runtime.KeepAlive(&msg)
-	runtime.KeepAlive(&fmsg)
 	runtime.KeepAlive(fixed)
 }
 
 func TestExecRecvMultishotAndBundles(t *testing.T) {
 	r := newRing(t)
+	testutil.Require(t, uring.Supports(uring.CapMultishotRecv)) // 6.0
 	a, b := socketpair(t, unix.SOCK_STREAM)
 	mem := make([]byte, 4*64)
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.ProvideBuffers(s, mem, 64, 4, 1, 0) }))
@@ -104,9 +126,16 @@ func TestExecRecvMultishotAndBundles(t *testing.T) {
 	cs := byUD(submitWait(t, r, 2))
 	require.Equal(t, unix.ECANCELED, errno(cs[7]))
 
-	if r.Features()&sys.FeatRecvSendBundle == 0 {
-		t.Skip("kernel lacks FEAT_RECVSEND_BUNDLE")
-	}
+	t.Run("Bundles", func(t *testing.T) {
+		testutil.Require(t, uring.Supports(uring.CapRecvSendBundle)) // 6.10
+		bundles(t, r, a, b)
+	})
+	runtime.KeepAlive(mem)
+}
+
+// bundles receives and sends bundles between the stream pair a, b
+// (buffers from provided-buffer rings).
+func bundles(t *testing.T, r *uring.Ring, a, b int) {
 	// Bundles need a provided-buffer ring.
 	br, err := reg.RegisterBufRing(r, reg.BufRingConfig{Group: 2, Entries: 8})
 	require.NoError(t, err)
@@ -139,7 +168,6 @@ func TestExecRecvMultishotAndBundles(t *testing.T) {
 	sr.Advance(2)
 	require.Equal(t, 11, runOK(t, r, func(s *sys.SQE) error { return sqe.SendBundle(s, a, 0, 0, 3) }))
 	require.Equal(t, "send bundle", string(recvAll(t, b, 11)))
-	runtime.KeepAlive(mem)
 	runtime.KeepAlive(bufs)
 	runtime.KeepAlive(out)
 }
@@ -149,10 +177,12 @@ func TestExecSockCmd(t *testing.T) {
 	rx, _ := udpSocket(t)
 	tx, _ := udpSocket(t)
 	c := run(t, r, func(s *sys.SQE) error { return sqe.SockInq(s, rx) })
-	if errno(c) == unix.EOPNOTSUPP || errno(c) == unix.EINVAL {
-		t.Skipf("socket URING_CMD unsupported: %v", errno(c))
+	if probe := uring.Supports(uring.CapSocketCmd); probe != nil { // 6.7
+		// URING_CMD on a socket: EOPNOTSUPP; no URING_CMD (before 5.19): EINVAL.
+		require.Contains(t, []unix.Errno{unix.EOPNOTSUPP, unix.EINVAL}, errno(c))
+		testutil.Require(t, probe)
 	}
-	require.Equal(t, int32(0), c.Res)
+	require.Equal(t, int32(0), c.Res, "errno %v", errno(c))
 	require.NoError(t, unix.Sendto(tx, []byte("12345"), 0, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}, Port: localPort(t, rx)}))
 	require.Equal(t, 5, runOK(t, r, func(s *sys.SQE) error { return sqe.SockInq(s, rx) }), "next datagram size")
 	require.Equal(t, 5, runOK(t, r, func(s *sys.SQE) error { return sqe.UringCmd(s, rx, sys.SocketUringOpSIOCINQ, nil) }))
@@ -168,13 +198,16 @@ func TestExecSockCmd(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, v)
 
-	// RECV_ZC needs a zero-copy rx queue registered (a NIC with header
-	// split); without one the kernel refuses the request.
-	needOp(t, r, sys.OpRecvZC)
-	c = run(t, r, func(s *sys.SQE) error { return sqe.RecvZC(s, rx, 0, 0, 0) })
-	require.Contains(t, []unix.Errno{unix.EINVAL, unix.EOPNOTSUPP}, errno(c))
 	runtime.KeepAlive(val)
 	runtime.KeepAlive(got)
+
+	t.Run("RecvZC", func(t *testing.T) {
+		// RECV_ZC needs a zero-copy rx queue registered (a NIC with header
+		// split); without one the kernel refuses the request.
+		needOp(t, sys.OpRecvZC) // 6.15
+		c := run(t, r, func(s *sys.SQE) error { return sqe.RecvZC(s, rx, 0, 0, 0) })
+		require.Contains(t, []unix.Errno{unix.EINVAL, unix.EOPNOTSUPP}, errno(c))
+	})
 }
 
 func TestExecPoll(t *testing.T) {
@@ -221,11 +254,14 @@ func TestExecEpoll(t *testing.T) {
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.EpollCtl(s, epfd, pr, unix.EPOLL_CTL_ADD, &ev) }))
 	_, err = unix.Write(pw, []byte("e"))
 	require.NoError(t, err)
-	needOp(t, r, sys.OpEpollWait)
+	t.Run("EpollWait", func(t *testing.T) {
+		needOp(t, sys.OpEpollWait) // 6.15
+		events := make([]unix.EpollEvent, 4)
+		require.Equal(t, 1, runOK(t, r, func(s *sys.SQE) error { return sqe.EpollWait(s, epfd, events, 0) }))
+		require.Equal(t, int32(pr), events[0].Fd)
+		require.NotZero(t, events[0].Events&unix.EPOLLIN)
+	})
 	events := make([]unix.EpollEvent, 4)
-	require.Equal(t, 1, runOK(t, r, func(s *sys.SQE) error { return sqe.EpollWait(s, epfd, events, 0) }))
-	require.Equal(t, int32(pr), events[0].Fd)
-	require.NotZero(t, events[0].Events&unix.EPOLLIN)
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.EpollCtl(s, epfd, pr, unix.EPOLL_CTL_DEL, nil) }))
 	n, err := unix.EpollWait(epfd, events, 0)
 	require.NoError(t, err)
@@ -234,17 +270,18 @@ func TestExecEpoll(t *testing.T) {
 }
 
 // TestExecGetsockname reads a TCP socket's own and peer address through
-// URING_CMD: Linux 6.19 has it; older kernels must refuse it cleanly with
-// EOPNOTSUPP (which is also how a program learns it is missing).
+// URING_CMD: Linux 6.19 has it; older kernels must refuse it cleanly
+// (EOPNOTSUPP, or EINVAL before URING_CMD), which is also how a program
+// learns it is missing.
 func TestExecGetsockname(t *testing.T) {
 	r := newRing(t)
 	c, s := tcpPair(t)
 	var sa unix.RawSockaddrAny
 	salen := uint32(unix.SizeofSockaddrAny)
 	res := run(t, r, func(e *sys.SQE) error { return sqe.Getsockname(e, c, &sa, &salen, false) })
-	if has, err := feature.KernelAtLeast("6.19"); err == nil && !has {
-		require.Equal(t, unix.EOPNOTSUPP, errno(res), "before 6.19 the socket command does not exist")
-		t.Skipf("skipped: kernel %s lacks SOCKET_URING_OP_GETSOCKNAME (6.19): EOPNOTSUPP", feature.KernelRelease())
+	if probe := uring.Supports(uring.CapSocketGetsockname); probe != nil {
+		require.Contains(t, []unix.Errno{unix.EOPNOTSUPP, unix.EINVAL}, errno(res), "refused cleanly")
+		testutil.Require(t, probe)
 	}
 	require.Equal(t, int32(0), res.Res, "errno %v", errno(res))
 	require.Equal(t, uint32(unix.SizeofSockaddrInet4), salen)

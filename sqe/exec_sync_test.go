@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
@@ -23,10 +25,6 @@ func TestExecTimeouts(t *testing.T) {
 	c := run(t, r, func(s *sys.SQE) error { return sqe.Timeout(s, &ts, 20*time.Millisecond, 0, 0) })
 	require.Equal(t, unix.ETIME, errno(c))
 	require.GreaterOrEqual(t, time.Since(start), 20*time.Millisecond)
-	c = run(t, r, func(s *sys.SQE) error {
-		return sqe.Timeout(s, &ts, time.Millisecond, 0, sys.TimeoutETimeSuccess|sys.TimeoutBoottime)
-	})
-	require.Equal(t, unix.ETIME, errno(c))
 
 	// Count: completes with 0 after one other CQE.
 	var ts2 sys.Timespec
@@ -35,30 +33,7 @@ func TestExecTimeouts(t *testing.T) {
 	cs := byUD(submitWait(t, r, 2))
 	require.Equal(t, int32(0), cs[2].Res)
 
-	// Absolute (realtime) deadline.
-	var ts3 sys.Timespec
-	c = run(t, r, func(s *sys.SQE) error { return sqe.TimeoutAt(s, &ts3, time.Now().Add(10*time.Millisecond), 0) })
-	require.Equal(t, unix.ETIME, errno(c))
-
-	// Multishot: three expiries, F_MORE on all but the last.
-	var ts4 sys.Timespec
-	prep(t, r, 4, func(s *sys.SQE) error { return sqe.Timeout(s, &ts4, 2*time.Millisecond, 3, sys.TimeoutMultishot) })
-	cs2 := submitWait(t, r, 3)
-	for i, c := range cs2 {
-		require.Equal(t, unix.ETIME, errno(c))
-		require.Equal(t, i < 2, cqe.More(&c), "CQE %d", i)
-	}
-
-	// Update a pending timeout to fire soon, then remove another.
-	var ts5, ts6 sys.Timespec
-	prep(t, r, 5, func(s *sys.SQE) error { return sqe.Timeout(s, &ts5, time.Hour, 0, 0) })
-	_, err := r.Submit()
-	require.NoError(t, err)
-	prep(t, r, 6, func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &ts6, time.Millisecond, 5, 0) })
-	cs = byUD(submitWait(t, r, 2))
-	require.Equal(t, int32(0), cs[6].Res)
-	require.Equal(t, unix.ETIME, errno(cs[5]))
-
+	// Remove one (5.5); a second remove finds nothing.
 	var ts7 sys.Timespec
 	prep(t, r, 7, func(s *sys.SQE) error { return sqe.Timeout(s, &ts7, time.Hour, 0, 0) })
 	prep(t, r, 8, func(s *sys.SQE) error { sqe.TimeoutRemove(s, 7); return nil })
@@ -67,6 +42,49 @@ func TestExecTimeouts(t *testing.T) {
 	require.Equal(t, unix.ECANCELED, errno(cs[7]))
 	c = run(t, r, func(s *sys.SQE) error { sqe.TimeoutRemove(s, 7); return nil })
 	require.Equal(t, unix.ENOENT, errno(c))
+
+	t.Run("ETimeSuccessBoottime", func(t *testing.T) {
+		c := run(t, r, func(s *sys.SQE) error {
+			return sqe.Timeout(s, &ts, time.Millisecond, 0, sys.TimeoutETimeSuccess|sys.TimeoutBoottime)
+		})
+		kernelHas(t, c, "IORING_TIMEOUT_ETIME_SUCCESS with IORING_TIMEOUT_BOOTTIME", "5.16", unix.EINVAL)
+		require.Equal(t, unix.ETIME, errno(c))
+	})
+	t.Run("At", func(t *testing.T) {
+		// Absolute wall-clock deadline (IORING_TIMEOUT_REALTIME).
+		var ts3 sys.Timespec
+		c := run(t, r, func(s *sys.SQE) error { return sqe.TimeoutAt(s, &ts3, time.Now().Add(10*time.Millisecond), 0) })
+		kernelHas(t, c, "IORING_TIMEOUT_REALTIME", "5.15", unix.EINVAL)
+		require.Equal(t, unix.ETIME, errno(c))
+	})
+	t.Run("Multishot", func(t *testing.T) {
+		testutil.Require(t, uring.Supports(uring.CapMultishotTimeout)) // 6.4
+		// Three expiries, F_MORE on all but the last.
+		var ts4 sys.Timespec
+		prep(t, r, 4, func(s *sys.SQE) error { return sqe.Timeout(s, &ts4, 2*time.Millisecond, 3, sys.TimeoutMultishot) })
+		cs2 := submitWait(t, r, 3)
+		for i, c := range cs2 {
+			require.Equal(t, unix.ETIME, errno(c))
+			require.Equal(t, i < 2, cqe.More(&c), "CQE %d", i)
+		}
+	})
+	t.Run("Update", func(t *testing.T) {
+		// Update a pending timeout to fire soon (IORING_TIMEOUT_UPDATE).
+		var ts5, ts6 sys.Timespec
+		prep(t, r, 5, func(s *sys.SQE) error { return sqe.Timeout(s, &ts5, time.Hour, 0, 0) })
+		_, err := r.Submit()
+		require.NoError(t, err)
+		prep(t, r, 6, func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &ts6, time.Millisecond, 5, 0) })
+		first := submitWait(t, r, 1)[0]
+		if first.UserData == 6 && first.Res < 0 {
+			prep(t, r, 15, func(s *sys.SQE) error { sqe.TimeoutRemove(s, 5); return nil }) // leave no timer behind
+			require.Len(t, submitWait(t, r, 2), 2)
+			kernelHas(t, first, "IORING_TIMEOUT_UPDATE", "5.11", unix.EINVAL)
+		}
+		cs := byUD(append(wait(t, r, 1), first))
+		require.Equal(t, int32(0), cs[6].Res)
+		require.Equal(t, unix.ETIME, errno(cs[5]))
+	})
 	runtime.KeepAlive(&ts)
 }
 
@@ -104,29 +122,58 @@ func TestExecLinks(t *testing.T) {
 	require.Equal(t, int32(4), cs[3].Res)
 	require.Equal(t, unix.ECANCELED, errno(cs[4]))
 
-	// A failing head breaks a chain: followers get ECANCELED; a hard link
-	// carries on.
-	prep(t, r, 5, func(s *sys.SQE) error { sqe.NopResult(s, -int32(unix.EIO)); sqe.Link(s); return nil })
+	// A failing head (a read of the pipe's write end: EBADF) breaks a chain:
+	// followers get ECANCELED; a hard link carries on.
+	failing := func(s *sys.SQE) error { return sqe.Read(s, pw, buf, sqe.CurrentPos) }
+	prep(t, r, 5, func(s *sys.SQE) error {
+		if err := failing(s); err != nil {
+			return err
+		}
+		sqe.Link(s)
+		return nil
+	})
 	prep(t, r, 6, func(s *sys.SQE) error { sqe.Nop(s); sqe.Link(s); return nil })
 	prep(t, r, 7, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 	cs = byUD(submitWait(t, r, 3))
-	require.Equal(t, unix.EIO, errno(cs[5]))
+	require.Equal(t, unix.EBADF, errno(cs[5]))
 	require.Equal(t, unix.ECANCELED, errno(cs[6]))
 	require.Equal(t, unix.ECANCELED, errno(cs[7]))
-	prep(t, r, 8, func(s *sys.SQE) error { sqe.NopResult(s, -int32(unix.EIO)); sqe.HardLink(s); return nil })
+	prep(t, r, 8, func(s *sys.SQE) error {
+		if err := failing(s); err != nil {
+			return err
+		}
+		sqe.HardLink(s)
+		return nil
+	})
 	prep(t, r, 9, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 	cs = byUD(submitWait(t, r, 2))
-	require.Equal(t, unix.EIO, errno(cs[8]))
+	require.Equal(t, unix.EBADF, errno(cs[8]))
 	require.Equal(t, int32(0), cs[9].Res)
 
-	// Drain, Async, SkipSuccess: a skipped success posts nothing.
-	prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); sqe.SkipSuccess(s); return nil })
+	// Drain, Async.
+	prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 	prep(t, r, 11, func(s *sys.SQE) error { sqe.Nop(s); sqe.Drain(s); sqe.Async(s); return nil })
-	cs2 := submitWait(t, r, 1)
-	require.Equal(t, uint64(11), cs2[0].UserData)
-	require.Zero(t, r.CQReady())
+	cs2 := submitWait(t, r, 2)
+	require.Equal(t, uint64(11), cs2[1].UserData, "drained: after what came before")
 
-	// LinkTimeoutUpdate stretches a pending link timeout.
+	t.Run("SkipSuccess", func(t *testing.T) {
+		testutil.Require(t, uring.SupportsFeature(sys.FeatCQESkip)) // 5.17
+		// A skipped success posts nothing.
+		prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); sqe.SkipSuccess(s); return nil })
+		prep(t, r, 11, func(s *sys.SQE) error { sqe.Nop(s); return nil })
+		cs2 := submitWait(t, r, 1)
+		require.Equal(t, uint64(11), cs2[0].UserData)
+		require.Zero(t, r.CQReady())
+	})
+	t.Run("LinkTimeoutUpdate", func(t *testing.T) {
+		linkTimeoutUpdate(t, r, pr, buf)
+	})
+	runtime.KeepAlive(buf)
+}
+
+// linkTimeoutUpdate stretches a pending link timeout
+// (IORING_LINK_TIMEOUT_UPDATE) of a read of the empty pipe pr.
+func linkTimeoutUpdate(t *testing.T, r *uring.Ring, pr int, buf []byte) {
 	var ts2, ts3 sys.Timespec
 	prep(t, r, 12, func(s *sys.SQE) error {
 		if err := sqe.Read(s, pr, buf, sqe.CurrentPos); err != nil {
@@ -136,10 +183,16 @@ func TestExecLinks(t *testing.T) {
 		return nil
 	})
 	prep(t, r, 13, func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts2, time.Hour, 0) })
-	_, err = r.Submit()
+	_, err := r.Submit()
 	require.NoError(t, err)
 	prep(t, r, 14, func(s *sys.SQE) error { return sqe.LinkTimeoutUpdate(s, &ts3, time.Millisecond, 13, 0) })
-	cs = byUD(submitWait(t, r, 3))
+	first := submitWait(t, r, 1)[0]
+	if first.UserData == 14 && first.Res < 0 {
+		prep(t, r, 15, func(s *sys.SQE) error { return sqe.Cancel(s, 12, 0) }) // leave nothing behind
+		require.Len(t, submitWait(t, r, 3), 3)
+		kernelHas(t, first, "IORING_LINK_TIMEOUT_UPDATE", "5.15", unix.EINVAL)
+	}
+	cs := byUD(append(wait(t, r, 2), first))
 	require.Equal(t, int32(0), cs[14].Res)
 	require.Equal(t, unix.ETIME, errno(cs[13]))
 	require.Equal(t, unix.ECANCELED, errno(cs[12]))
@@ -153,8 +206,22 @@ func TestExecCancel(t *testing.T) {
 	read := func(ud uint64) {
 		prep(t, r, ud, func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) })
 	}
+	// cancelled submits the cancel prepared as user_data ud and returns it
+	// and the CQEs of the n reads it is meant for; when the kernel refused
+	// the cancel itself, it first cancels those reads by user_data.
+	cancelled := func(ud uint64, n int, reads ...uint64) map[uint64]sys.CQE {
+		first := submitWait(t, r, 1)[0]
+		if first.UserData == ud && first.Res == -int32(unix.EINVAL) {
+			for _, rd := range reads {
+				prep(t, r, 100+rd, func(s *sys.SQE) error { return sqe.Cancel(s, rd, 0) })
+			}
+			require.Len(t, submitWait(t, r, 2*len(reads)), 2*len(reads))
+			return map[uint64]sys.CQE{ud: first}
+		}
+		return byUD(append(wait(t, r, n), first))
+	}
 
-	// By user_data; a second cancel finds nothing.
+	// By user_data (5.5); a second cancel finds nothing.
 	read(1)
 	_, err := r.Submit()
 	require.NoError(t, err)
@@ -165,40 +232,46 @@ func TestExecCancel(t *testing.T) {
 	c := run(t, r, func(s *sys.SQE) error { return sqe.Cancel(s, 1, 0) })
 	require.Equal(t, unix.ENOENT, errno(c))
 
-	// By opcode, all matches.
-	read(3)
-	read(4)
-	_, err = r.Submit()
-	require.NoError(t, err)
-	prep(t, r, 5, func(s *sys.SQE) error { return sqe.CancelOp(s, sys.OpRead, sys.AsyncCancelAll) })
-	cs = byUD(submitWait(t, r, 3))
-	require.Equal(t, int32(2), cs[5].Res)
-	require.Equal(t, unix.ECANCELED, errno(cs[3]))
-	require.Equal(t, unix.ECANCELED, errno(cs[4]))
-
-	// Any.
-	read(6)
-	_, err = r.Submit()
-	require.NoError(t, err)
-	prep(t, r, 7, func(s *sys.SQE) error { sqe.CancelAny(s); return nil })
-	cs = byUD(submitWait(t, r, 2))
-	require.Equal(t, int32(1), cs[7].Res)
-	require.Equal(t, unix.ECANCELED, errno(cs[6]))
-
-	// By fixed file.
-	registerFiles(t, r, []int32{int32(pr)})
-	prep(t, r, 8, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf, sqe.CurrentPos); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, 0)
+	t.Run("Op", func(t *testing.T) {
+		// By opcode, all matches (IORING_ASYNC_CANCEL_OP).
+		read(3)
+		read(4)
+		_, err := r.Submit()
+		require.NoError(t, err)
+		prep(t, r, 5, func(s *sys.SQE) error { return sqe.CancelOp(s, sys.OpRead, sys.AsyncCancelAll) })
+		cs := cancelled(5, 2, 3, 4)
+		kernelHas(t, cs[5], "IORING_ASYNC_CANCEL_OP", "6.6", unix.EINVAL)
+		require.Equal(t, int32(2), cs[5].Res)
+		require.Equal(t, unix.ECANCELED, errno(cs[3]))
+		require.Equal(t, unix.ECANCELED, errno(cs[4]))
 	})
-	_, err = r.Submit()
-	require.NoError(t, err)
-	prep(t, r, 9, func(s *sys.SQE) error { return sqe.CancelFixedFd(s, 0, 0) })
-	cs = byUD(submitWait(t, r, 2))
-	require.Equal(t, int32(0), cs[9].Res)
-	require.Equal(t, unix.ECANCELED, errno(cs[8]))
+	t.Run("Any", func(t *testing.T) {
+		testutil.Require(t, uring.Supports(uring.CapCancelFlags)) // 5.19
+		read(6)
+		_, err := r.Submit()
+		require.NoError(t, err)
+		prep(t, r, 7, func(s *sys.SQE) error { sqe.CancelAny(s); return nil })
+		cs := byUD(submitWait(t, r, 2))
+		require.Equal(t, int32(1), cs[7].Res)
+		require.Equal(t, unix.ECANCELED, errno(cs[6]))
+	})
+	t.Run("FixedFd", func(t *testing.T) {
+		// By fixed file (IORING_ASYNC_CANCEL_FD_FIXED).
+		registerFiles(t, r, []int32{int32(pr)})
+		prep(t, r, 8, func(s *sys.SQE) error {
+			if err := sqe.Read(s, 0, buf, sqe.CurrentPos); err != nil {
+				return err
+			}
+			return sqe.FixedFile(s, 0)
+		})
+		_, err := r.Submit()
+		require.NoError(t, err)
+		prep(t, r, 9, func(s *sys.SQE) error { return sqe.CancelFixedFd(s, 0, 0) })
+		cs := cancelled(9, 1, 8)
+		kernelHas(t, cs[9], "IORING_ASYNC_CANCEL_FD_FIXED", "6.0", unix.EINVAL)
+		require.Equal(t, int32(0), cs[9].Res)
+		require.Equal(t, unix.ECANCELED, errno(cs[8]))
+	})
 
 	// EALREADY: an open of a FIFO blocks inside an io-wq worker, where it
 	// can only be interrupted, not cancelled.
@@ -243,60 +316,75 @@ func TestExecCancel(t *testing.T) {
 func TestExecMsgRing(t *testing.T) {
 	src := newRing(t)
 	dst := newRing(t)
-	needOp(t, src, sys.OpMsgRing)
+	needOp(t, sys.OpMsgRing) // 5.18
 	require.Equal(t, 0, runOK(t, src, func(s *sys.SQE) error { return sqe.MsgRing(s, dst.Fd(), 77, 0xabc) }))
 	c := wait(t, dst, 1)[0]
 	require.Equal(t, uint64(0xabc), c.UserData)
 	require.Equal(t, int32(77), c.Res)
 
-	prep(t, src, 1, func(s *sys.SQE) error {
-		if err := sqe.MsgRingCQEFlags(s, dst.Fd(), -5, 0xdef, 0x10000); err != nil {
-			return err
-		}
-		sqe.SkipSuccess(s)
-		return nil
-	})
-	_, err := src.Submit()
-	require.NoError(t, err)
-	c = wait(t, dst, 1)[0]
-	require.Equal(t, uint64(0xdef), c.UserData)
-	require.Equal(t, int32(-5), c.Res)
-	require.Equal(t, sys.CQEFlags(0x10000), c.Flags, "flags passed through")
-	time.Sleep(5 * time.Millisecond)
-	require.Zero(t, src.CQReady(), "SkipSuccess: no CQE on the sender")
+	t.Run("CQEFlags", func(t *testing.T) {
+		c := run(t, src, func(s *sys.SQE) error { return sqe.MsgRingCQEFlags(s, dst.Fd(), -5, 0xdef, 0x10000) })
+		kernelHas(t, c, "IORING_MSG_RING_FLAGS_PASS", "6.3", unix.EINVAL)
+		require.Equal(t, int32(0), c.Res, "errno %v", errno(c))
+		c = wait(t, dst, 1)[0]
+		require.Equal(t, uint64(0xdef), c.UserData)
+		require.Equal(t, int32(-5), c.Res)
+		require.Equal(t, sys.CQEFlags(0x10000), c.Flags, "flags passed through")
 
-	// Pass a registered file from slot 0 of src to slot 1 of dst.
-	f, _ := tempFile(t, []byte("passed"))
-	registerFiles(t, src, []int32{int32(f.Fd())})
-	registerFiles(t, dst, []int32{-1, -1})
-	require.Equal(t, 0, runOK(t, src, func(s *sys.SQE) error { return sqe.MsgRingFd(s, dst.Fd(), 0, 1, 0x55, 0) }))
-	c = wait(t, dst, 1)[0]
-	require.Equal(t, uint64(0x55), c.UserData)
-	require.Equal(t, int32(0), c.Res)
-	buf := make([]byte, 16)
-	n := runOK(t, dst, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf, 0); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, 1)
+		// SkipSuccess: the MSG_RING completes during the submit, posting
+		// nothing on the sender.
+		prep(t, src, 1, func(s *sys.SQE) error {
+			if err := sqe.MsgRingCQEFlags(s, dst.Fd(), -6, 0xdef, 0x10000); err != nil {
+				return err
+			}
+			sqe.SkipSuccess(s)
+			return nil
+		})
+		_, err := src.Submit()
+		require.NoError(t, err)
+		c = wait(t, dst, 1)[0]
+		require.Equal(t, int32(-6), c.Res)
+		require.Zero(t, src.CQReady(), "SkipSuccess: no CQE on the sender")
 	})
-	require.Equal(t, "passed", string(buf[:n]))
+	t.Run("Fd", func(t *testing.T) {
+		// Pass a registered file from slot 0 of src to slot 1 of dst
+		// (IORING_MSG_SEND_FD).
+		f, _ := tempFile(t, []byte("passed"))
+		registerFiles(t, src, []int32{int32(f.Fd())})
+		registerFiles(t, dst, []int32{-1, -1})
+		c := run(t, src, func(s *sys.SQE) error { return sqe.MsgRingFd(s, dst.Fd(), 0, 1, 0x55, 0) })
+		kernelHas(t, c, "IORING_MSG_SEND_FD", "6.0", unix.EINVAL)
+		require.Equal(t, int32(0), c.Res, "errno %v", errno(c))
+		c = wait(t, dst, 1)[0]
+		require.Equal(t, uint64(0x55), c.UserData)
+		require.Equal(t, int32(0), c.Res)
+		buf := make([]byte, 16)
+		n := runOK(t, dst, func(s *sys.SQE) error {
+			if err := sqe.Read(s, 0, buf, 0); err != nil {
+				return err
+			}
+			return sqe.FixedFile(s, 1)
+		})
+		require.Equal(t, "passed", string(buf[:n]))
 
-	// With MsgRingCQESkip the target gets the file but no CQE.
-	require.Equal(t, 0, runOK(t, src, func(s *sys.SQE) error { return sqe.MsgRingFd(s, dst.Fd(), 0, 0, 0x56, sys.MsgRingCQESkip) }))
-	n = runOK(t, dst, func(s *sys.SQE) error {
-		if err := sqe.Read(s, 0, buf, 0); err != nil {
-			return err
-		}
-		return sqe.FixedFile(s, 0)
+		// With MsgRingCQESkip the target gets the file but no CQE.
+		c = run(t, src, func(s *sys.SQE) error { return sqe.MsgRingFd(s, dst.Fd(), 0, 0, 0x56, sys.MsgRingCQESkip) })
+		kernelHas(t, c, "IORING_MSG_RING_CQE_SKIP", "6.3", unix.EINVAL)
+		require.Equal(t, int32(0), c.Res, "errno %v", errno(c))
+		n = runOK(t, dst, func(s *sys.SQE) error {
+			if err := sqe.Read(s, 0, buf, 0); err != nil {
+				return err
+			}
+			return sqe.FixedFile(s, 0)
+		})
+		require.Equal(t, "passed", string(buf[:n]))
+		require.Zero(t, dst.CQReady())
 	})
-	require.Equal(t, "passed", string(buf[:n]))
-	require.Zero(t, dst.CQReady())
 }
 
 func TestExecFutex(t *testing.T) {
 	r := newRing(t)
-	needOp(t, r, sys.OpFutexWaitv)
+	needOp(t, sys.OpFutexWaitv) // 6.7
 	futex := new(uint32)
 	*futex = 1
 	prep(t, r, 1, func(s *sys.SQE) error { return sqe.FutexWait(s, futex, 1, sqe.FutexBitsetAny, sqe.FutexPrivate) })
@@ -328,7 +416,7 @@ func TestExecFutex(t *testing.T) {
 
 func TestExecWaitid(t *testing.T) {
 	r := newRing(t)
-	needOp(t, r, sys.OpWaitid)
+	needOp(t, sys.OpWaitid) // 6.7
 	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
 	require.NoError(t, err)
 	defer p.Release()

@@ -26,21 +26,25 @@ func newRing(t *testing.T, opts ...uring.Option) *uring.Ring {
 	return testutil.NewRing(t, 32, opts...)
 }
 
-var (
-	probeOnce sync.Once
-	probe     sys.Probe
-	probeErr  error
-)
-
-// needOp skips when IORING_REGISTER_PROBE says the kernel lacks op.
-func needOp(t *testing.T, r *uring.Ring, op sys.Op) {
+// needOp skips when the kernel lacks op, or fails when the kernel is at or
+// past the release that added it (testutil.Require over the probe).
+func needOp(t *testing.T, op sys.Op) {
 	t.Helper()
-	probeOnce.Do(func() {
-		_, probeErr = sys.Register(r.Fd(), sys.RegisterProbe, &probe, uint32(len(probe.Ops)))
-	})
-	require.NoError(t, probeErr, "REGISTER_PROBE")
-	if op > probe.LastOp || probe.Ops[op].Flags&sys.ProbeOpSupported == 0 {
-		t.Skipf("kernel lacks IORING_OP_%v (probe: last op %d)", op, probe.LastOp)
+	testutil.Require(t, uring.SupportsOp(op))
+}
+
+// kernelHas is a try-and-see probe made by the test itself: c is the
+// kernel's answer to an SQE that uses what, added in release since. An
+// answer among no (how older kernels refuse it) skips the test, or fails it
+// on a kernel at since or newer (testutil.Require); any other answer goes
+// on to the test's own checks.
+func kernelHas(t *testing.T, c sys.CQE, what, since string, no ...unix.Errno) {
+	t.Helper()
+	for _, e := range no {
+		if c.Res < 0 && errno(c) == e {
+			testutil.Require(t, &uring.UnsupportedError{Feature: what, MinimumVersion: since,
+				Kernel: uring.KernelRelease(), Err: e})
+		}
 	}
 }
 
