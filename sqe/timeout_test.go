@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/feature"
-	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
@@ -45,16 +43,15 @@ func (c timeoutClock) now(t *testing.T) time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// needClock fails on a kernel that should take c's flag but refuses it, and
-// skips on an older one: a 0 ns timeout on c must fire with ETIME.
+// needClock skips where the kernel lacks c's flag (a 0 ns timeout on c is
+// EINVAL), failing on a kernel at c.since or newer; otherwise the timeout
+// must fire with ETIME.
 func needClock(t *testing.T, r *uring.Ring, c timeoutClock) {
 	t.Helper()
 	var ts sys.Timespec
 	res := run(t, r, func(s *sys.SQE) error { return sqe.Timeout(s, &ts, 0, 0, c.flag) })
-	if errno(res) == unix.EINVAL && c.flag != 0 {
-		testutil.FailIfKernelHas(t, c.since, &feature.UnsupportedError{
-			Feature: "timeout clock flag for " + c.name, MinimumVersion: c.since,
-			Kernel: feature.KernelRelease(), Err: unix.EINVAL})
+	if c.flag != 0 {
+		kernelHas(t, res, "timeout clock flag for "+c.name, c.since, unix.EINVAL)
 	}
 	require.Equal(t, unix.ETIME, errno(res), "0 ns timeout on %s", c.name)
 }
@@ -71,10 +68,7 @@ func needUpdate(t *testing.T, r *uring.Ring, what string, flags uint32, release 
 		}
 		return sqe.TimeoutUpdate(s, &ts, time.Second, 0xdead, 0)
 	})
-	if errno(res) == unix.EINVAL {
-		testutil.FailIfKernelHas(t, release, &feature.UnsupportedError{
-			Feature: what, MinimumVersion: release, Kernel: feature.KernelRelease(), Err: unix.EINVAL})
-	}
+	kernelHas(t, res, what, release, unix.EINVAL)
 	require.Equal(t, unix.ENOENT, errno(res), "%s of a timeout that does not exist", what)
 }
 
