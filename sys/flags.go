@@ -15,6 +15,17 @@ const (
 	SQECQESkipSuccess SQEFlags = 1 << 6 // IOSQE_CQE_SKIP_SUCCESS [5.17]
 )
 
+// Bit numbers of the SQE flags (enum io_uring_sqe_flags_bit): flag = 1 << bit.
+const (
+	SQEFixedFileBit      = 0 // IOSQE_FIXED_FILE_BIT [5.1]
+	SQEIODrainBit        = 1 // IOSQE_IO_DRAIN_BIT [5.2]
+	SQEIOLinkBit         = 2 // IOSQE_IO_LINK_BIT [5.3]
+	SQEIOHardlinkBit     = 3 // IOSQE_IO_HARDLINK_BIT [5.5]
+	SQEAsyncBit          = 4 // IOSQE_ASYNC_BIT [5.6]
+	SQEBufferSelectBit   = 5 // IOSQE_BUFFER_SELECT_BIT [5.7]
+	SQECQESkipSuccessBit = 6 // IOSQE_CQE_SKIP_SUCCESS_BIT [5.17]
+)
+
 var sqeFlagNames = []bitName{
 	{uint64(SQEFixedFile), "FIXED_FILE"}, {uint64(SQEIODrain), "IO_DRAIN"},
 	{uint64(SQEIOLink), "IO_LINK"}, {uint64(SQEIOHardlink), "IO_HARDLINK"},
@@ -188,6 +199,10 @@ const (
 	CQEFBufMore      CQEFlags = 1 << 4  // IORING_CQE_F_BUF_MORE [6.12]
 	CQEFSkip         CQEFlags = 1 << 5  // IORING_CQE_F_SKIP [6.18]
 	CQEF32           CQEFlags = 1 << 15 // IORING_CQE_F_32 [6.18]
+	// CQEFTstampHW is set on a SOCKET_URING_OP_TX_TIMESTAMP CQE when the
+	// timestamp is the hardware's; the type is in the bits from
+	// TimestampTypeShift.
+	CQEFTstampHW CQEFlags = 1 << TimestampHWShift // IORING_CQE_F_TSTAMP_HW [6.16]
 
 	// CQEBufferShift is where the buffer id starts in the flags word.
 	CQEBufferShift = 16 // IORING_CQE_BUFFER_SHIFT

@@ -74,7 +74,7 @@ const (
 	OpUringCmd128    Op = 64 // IORING_OP_URING_CMD128 [6.19]
 
 	// OpLast is one past the highest opcode this package knows.
-	OpLast Op = 65 // IORING_OP_LAST
+	OpLast Op = 65 // IORING_OP_LAST [6.19]
 )
 
 var opNames = [...]string{

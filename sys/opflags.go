@@ -17,7 +17,7 @@ const (
 	LinkTimeoutUpdate   uint32 = 1 << 4                            // IORING_LINK_TIMEOUT_UPDATE [5.15]
 	TimeoutETimeSuccess uint32 = 1 << 5                            // IORING_TIMEOUT_ETIME_SUCCESS [5.16]
 	TimeoutMultishot    uint32 = 1 << 6                            // IORING_TIMEOUT_MULTISHOT [6.4]
-	TimeoutImmediateArg uint32 = 1 << 7                            // IORING_TIMEOUT_IMMEDIATE_ARG [6.19]
+	TimeoutImmediateArg uint32 = 1 << 7                            // IORING_TIMEOUT_IMMEDIATE_ARG [7.1]
 	TimeoutClockMask    uint32 = TimeoutBoottime | TimeoutRealtime // IORING_TIMEOUT_CLOCK_MASK
 	TimeoutUpdateMask   uint32 = TimeoutUpdate | LinkTimeoutUpdate // IORING_TIMEOUT_UPDATE_MASK
 )
@@ -67,9 +67,6 @@ const (
 	AcceptPollFirst uint16 = 1 << 2 // IORING_ACCEPT_POLL_FIRST [6.10]
 )
 
-// EpollWaitMultishot goes in the op-flags word of EPOLL_WAIT.
-const EpollWaitMultishot uint32 = 1 << 0 // IORING_EPOLL_WAIT_MULTISHOT [6.15]
-
 // MSG_RING commands go in the addr field of MSG_RING.
 const (
 	MsgData   uint64 = 0 // IORING_MSG_DATA [5.18]
@@ -91,7 +88,7 @@ const (
 	NopFile         uint32 = 1 << 1 // IORING_NOP_FILE [6.15]
 	NopFixedFile    uint32 = 1 << 2 // IORING_NOP_FIXED_FILE [6.15]
 	NopFixedBuffer  uint32 = 1 << 3 // IORING_NOP_FIXED_BUFFER [6.15]
-	NopTW           uint32 = 1 << 4 // IORING_NOP_TW [6.18]
+	NopTW           uint32 = 1 << 4 // IORING_NOP_TW [6.17]
 	NopCQE32        uint32 = 1 << 5 // IORING_NOP_CQE32 [6.18]
 )
 
@@ -109,6 +106,14 @@ const (
 	SocketUringOpSetsockopt  uint32 = 3 // SOCKET_URING_OP_SETSOCKOPT [6.7]
 	SocketUringOpTXTimestamp uint32 = 4 // SOCKET_URING_OP_TX_TIMESTAMP [6.16]
 	SocketUringOpGetsockname uint32 = 5 // SOCKET_URING_OP_GETSOCKNAME [6.19]
+)
+
+// A SOCKET_URING_OP_TX_TIMESTAMP completion carries the timestamp (an
+// IOTimespec in the extras of a CQE32) and, in its flags, CQEFTstampHW for
+// a hardware timestamp and the SCM_TSTAMP_* type from TimestampTypeShift up.
+const (
+	TimestampHWShift   = 16                   // IORING_TIMESTAMP_HW_SHIFT [6.16]
+	TimestampTypeShift = TimestampHWShift + 1 // IORING_TIMESTAMP_TYPE_SHIFT [6.16]
 )
 
 // RWAttrFlagPI goes in attr_type_mask of a read/write with attributes.
@@ -146,6 +151,9 @@ const (
 	RestrictionSQEOp            uint16 = 1 // IORING_RESTRICTION_SQE_OP [5.10]
 	RestrictionSQEFlagsAllowed  uint16 = 2 // IORING_RESTRICTION_SQE_FLAGS_ALLOWED [5.10]
 	RestrictionSQEFlagsRequired uint16 = 3 // IORING_RESTRICTION_SQE_FLAGS_REQUIRED [5.10]
+
+	// RestrictionLast is one past the highest restriction opcode.
+	RestrictionLast uint16 = 4 // IORING_RESTRICTION_LAST [5.10]
 )
 
 // Memory region types and flags (RegionDesc.Flags, MemRegionReg.Flags).
@@ -184,7 +192,8 @@ const ProbeOpSupported uint16 = 1 << 0 // IO_URING_OP_SUPPORTED [5.6]
 
 // Query opcodes for REGISTER_QUERY (QueryHdr.QueryOp).
 const (
-	QueryOpcodes uint32 = 0 // IO_URING_QUERY_OPCODES [6.18]
-	QueryZcrx    uint32 = 1 // IO_URING_QUERY_ZCRX [6.19]
-	QuerySCQ     uint32 = 2 // IO_URING_QUERY_SCQ [6.19]
+	QueryOpcodes   uint32 = 0 // IO_URING_QUERY_OPCODES [6.18]
+	QueryZcrx      uint32 = 1 // IO_URING_QUERY_ZCRX [6.19]
+	QuerySCQ       uint32 = 2 // IO_URING_QUERY_SCQ [6.19]
+	QueryZcrxEvent uint32 = 3 // IO_URING_QUERY_ZCRX_EVENT [7.2]
 )

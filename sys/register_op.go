@@ -74,7 +74,7 @@ var registerOpSince = [...]string{
 }
 
 // RegisterOpLast is one past the highest register opcode this package knows.
-const RegisterOpLast RegisterOp = 38 // IORING_REGISTER_LAST
+const RegisterOpLast RegisterOp = 38 // IORING_REGISTER_LAST [7.0]
 
 // String names the opcode ("REGISTER_FILES"), with "|USE_REGISTERED_RING"
 // when that bit is set.

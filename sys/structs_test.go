@@ -173,14 +173,14 @@ func TestLayoutRegister(t *testing.T) {
 			{"bid", unsafe.Offsetof(b.Bid), 12},
 			{"resv (ring tail)", unsafe.Offsetof(b.Resv), 14},
 		}},
-		// 6.18 has __u64 resv[3] after flags; later kernels split it into
-		// min_left and __u32 resv[5] at the same offsets.
+		// 7.1 split __u64 resv[3] into min_left and __u32 resv[5].
 		{"io_uring_buf_reg", unsafe.Sizeof(br), 40, unsafe.Alignof(br), 8, []off{
 			{"ring_addr", unsafe.Offsetof(br.RingAddr), 0},
 			{"ring_entries", unsafe.Offsetof(br.RingEntries), 8},
 			{"bgid", unsafe.Offsetof(br.Bgid), 12},
 			{"flags", unsafe.Offsetof(br.Flags), 14},
-			{"resv", unsafe.Offsetof(br.Resv), 16},
+			{"min_left", unsafe.Offsetof(br.MinLeft), 16},
+			{"resv", unsafe.Offsetof(br.Resv), 20},
 		}},
 		{"io_uring_buf_status", unsafe.Sizeof(bs), 40, unsafe.Alignof(bs), 4, []off{
 			{"buf_group", unsafe.Offsetof(bs.BufGroup), 0},
@@ -293,15 +293,16 @@ func TestLayoutWaitAndMisc(t *testing.T) {
 			{"result", unsafe.Offsetof(qh.Result), 24},
 			{"__resv", unsafe.Offsetof(qh.Resv), 28},
 		}},
-		// 6.18's layout; 6.19 appends nr_query_opcodes and __pad (48 bytes).
-		// The kernel copies min(hdr.size, its own size), so both work.
-		{"io_uring_query_opcode", unsafe.Sizeof(qo), 40, unsafe.Alignof(qo), 8, []off{
+		// The kernel copies min(hdr.size, its own size).
+		{"io_uring_query_opcode", unsafe.Sizeof(qo), 48, unsafe.Alignof(qo), 8, []off{
 			{"nr_request_opcodes", unsafe.Offsetof(qo.NrRequestOpcodes), 0},
 			{"nr_register_opcodes", unsafe.Offsetof(qo.NrRegisterOpcodes), 4},
 			{"feature_flags", unsafe.Offsetof(qo.FeatureFlags), 8},
 			{"ring_setup_flags", unsafe.Offsetof(qo.RingSetupFlags), 16},
 			{"enter_flags", unsafe.Offsetof(qo.EnterFlags), 24},
 			{"sqe_flags", unsafe.Offsetof(qo.SQEFlags), 32},
+			{"nr_query_opcodes", unsafe.Offsetof(qo.NrQueryOpcodes), 40},
+			{"__pad", unsafe.Offsetof(qo.Pad), 44},
 		}},
 	})
 }

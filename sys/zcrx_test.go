@@ -47,8 +47,9 @@ func TestLayoutZcrx(t *testing.T) {
 			{"region_ptr", unsafe.Offsetof(r.RegionPtr), 24},
 			{"offsets", unsafe.Offsetof(r.Offsets), 32},
 			{"zcrx_id", unsafe.Offsetof(r.ZcrxID), 64},
-			{"__resv2", unsafe.Offsetof(r.Resv2), 68},
-			{"__resv", unsafe.Offsetof(r.Resv), 72},
+			{"rx_buf_len", unsafe.Offsetof(r.RxBufLen), 68},
+			{"event_desc", unsafe.Offsetof(r.EventDesc), 72},
+			{"__resv", unsafe.Offsetof(r.Resv), 80},
 		}},
 	})
 }
