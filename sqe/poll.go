@@ -77,12 +77,13 @@ func EpollCtl(s *sys.SQE, epfd, fd, op int, ev *unix.EpollEvent) error {
 	return nil
 }
 
-// EpollWait prepares epoll_wait(2) on epfd for up to len(events) events
-// (sys.EpollWaitMultishot in flags where the kernel has it):
-// io_uring_prep_epoll_wait(3), IORING_OP_EPOLL_WAIT, Linux 6.15. The result
-// is the number of events. The kernel writes events until the CQE.
+// EpollWait prepares epoll_wait(2) on epfd for up to len(events) events:
+// io_uring_prep_epoll_wait(3), IORING_OP_EPOLL_WAIT, Linux 6.15. flags
+// must be 0: no released kernel takes any (a multishot flag was proposed
+// but not merged). The result is the number of events. The kernel writes
+// events until the CQE.
 func EpollWait(s *sys.SQE, epfd int, events []unix.EpollEvent, flags uint32) error {
-	if err := firstErr(checkFd("EpollWait", "epfd", epfd), checkFlags("EpollWait", "flags", flags, sys.EpollWaitMultishot)); err != nil {
+	if err := firstErr(checkFd("EpollWait", "epfd", epfd), checkFlags("EpollWait", "flags", flags, 0)); err != nil {
 		return err
 	}
 	if len(events) == 0 || len(events) > maxInt32 {
