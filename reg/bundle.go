@@ -83,6 +83,14 @@ func bundleLen(res int32, size int) int64 {
 // was. Incremental pools (PoolConfig.Incremental) are not supported: the
 // kernel may end a bundle partway into a buffer it keeps using, which this
 // pool does not track; TakeBundle returns *ArgError for them.
+//
+// A PoolProvideBuffers pool cannot decode bundles and changes nothing: on
+// a kernel without them (before 6.10) TakeBundle returns that
+// *uring.UnsupportedError, on a later one (a pool made with Mechanism =
+// PoolProvideBuffers) an *ArgError: the kernel may append a second
+// provided buffer to a bundle, the next in its own list, which the CQE
+// does not name. NewBufPool never picks PROVIDE_BUFFERS on a kernel with
+// bundles by itself.
 func (p *BufPool) TakeBundle(res int32, flags sys.CQEFlags, dst []PoolBuf) ([]PoolBuf, error) {
 	const fn = "BufPool.TakeBundle"
 	tr := &p.tr
@@ -91,6 +99,13 @@ func (p *BufPool) TakeBundle(res int32, flags sys.CQEFlags, dst []PoolBuf) ([]Po
 	}
 	if p.Unmapped() {
 		return dst, argErr(fn, "pool", "is closed and its buffers are unmapped")
+	}
+	if p.mech == PoolProvideBuffers {
+		if p.bundleErr != nil {
+			return dst, p.bundleErr
+		}
+		return dst, argErr(fn, "pool", "uses PROVIDE_BUFFERS: a bundle may fill several provided buffers, taken in the "+
+			"kernel's list order, which the CQE does not name (use a buffer ring)")
 	}
 	bid, err := tr.cqeBuffer(fn, flags)
 	if err != nil {

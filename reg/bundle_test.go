@@ -10,19 +10,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
-// requireBundles skips when the kernel lacks bundle receives.
+// requireBundles skips when the kernel lacks bundle receives (and fails
+// when it should have them).
 func requireBundles(t *testing.T, r *uring.Ring) {
 	t.Helper()
-	if r.Features()&sys.FeatRecvSendBundle == 0 {
-		t.Skipf("kernel %s lacks IORING_FEAT_RECVSEND_BUNDLE (Linux 6.10)", feature.KernelRelease())
-	}
+	testutil.Require(t, uring.Supports(uring.CapRecvSendBundle))
+	require.NotZero(t, r.Features()&sys.FeatRecvSendBundle)
 }
 
 // tcpPair returns a connected TCP loopback pair, closed at the end of the
@@ -40,13 +39,7 @@ func recvBundle(t *testing.T, r *uring.Ring, fd int, group uint16) sys.CQE {
 	t.Helper()
 	queue(t, r, 1, func(s *sys.SQE) error { return sqe.RecvBundle(s, fd, 0, group, false) })
 	submit(t, r)
-	c := wait(t, r)
-	if c.Res == -int32(unix.EINVAL) {
-		if ok, err := feature.KernelAtLeast("6.10"); err == nil && !ok {
-			t.Skipf("bundle receives need Linux 6.10; this is %s", feature.KernelRelease())
-		}
-	}
-	return c
+	return wait(t, r)
 }
 
 // write sends msg on fd in one call.
@@ -241,8 +234,9 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 	flags := func(bid uint16) sys.CQEFlags { return sys.CQEFBuffer | sys.CQEFlags(bid)<<sys.CQEBufferShift }
 	dst := []reg.PoolBuf{{ID: 99}} // an element the caller had: it stays
 
+	testutil.Require(t, uring.Supports(uring.CapBufRing))
 	// 6 buffers in a ring of 8 entries.
-	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 6, Size: size})
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 6, Size: size, Mechanism: reg.PoolUserRing})
 	require.NoError(t, err)
 	got, err := pool.TakeBundle(size, 0, dst)
 	require.ErrorIs(t, err, reg.ErrNoBuffer)
@@ -276,7 +270,7 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 
 	// Two bundles taken out of order: 2-3 taken and put back rewrite
 	// entries 0-1 (4 buffers, 4 entries) before the bundle 0-1 is taken.
-	pool, err = reg.NewBufPool(r, reg.PoolConfig{Group: 2, Count: 4, Size: size})
+	pool, err = reg.NewBufPool(r, reg.PoolConfig{Group: 2, Count: 4, Size: size, Mechanism: reg.PoolUserRing})
 	require.NoError(t, err)
 	bufs, err := pool.TakeBundle(2*size, flags(2), nil)
 	require.NoError(t, err)
@@ -291,6 +285,9 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 	requireBundleErr(t, err, got, dst, "pool", "is closed and its buffers are unmapped")
 
 	// Incremental pools are refused, even for a single buffer.
+	if !has(t, uring.Supports(uring.CapBufRingInc)) {
+		return
+	}
 	inc, err := reg.NewBufPool(r, reg.PoolConfig{Group: 3, Count: 2, Size: size, Incremental: true})
 	require.NoError(t, err)
 	defer inc.Close()
@@ -302,8 +299,9 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 // TakeBundle with a reused dst and Put are on the reaping hot path: no
 // allocations.
 func TestBufPoolTakeBundleNoAllocs(t *testing.T) {
+	testutil.Require(t, uring.Supports(uring.CapBufRing))
 	r := newRing(t, 2)
-	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 6, Count: 4, Size: 16})
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 6, Count: 4, Size: 16, Mechanism: reg.PoolUserRing})
 	require.NoError(t, err)
 	defer pool.Close()
 	// A synthetic CQE for 40 bytes from buffer 0: ids 0, 1, 2. Putting
@@ -323,4 +321,27 @@ func TestBufPoolTakeBundleNoAllocs(t *testing.T) {
 	require.NoError(t, errs)
 	require.Equal(t, 3, n)
 	require.Zero(t, pool.Out())
+}
+
+// A PROVIDE_BUFFERS pool cannot decode bundles: before 6.10 (no bundles)
+// TakeBundle is the UnsupportedError, later an *ArgError (the kernel may
+// append the next buffer of its list, which the CQE does not name); either
+// way nothing changes.
+func TestBufPoolTakeBundleProvided(t *testing.T) {
+	r := newRing(t, 4)
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 4, Count: 4, Size: 16, Mechanism: reg.PoolProvideBuffers})
+	require.NoError(t, err)
+	defer pool.Close()
+	dst := []reg.PoolBuf{{ID: 99}}
+	got, err := pool.TakeBundle(5, sys.CQEFBuffer, dst)
+	require.Equal(t, dst, got)
+	require.Zero(t, pool.Out())
+	if !has(t, uring.Supports(uring.CapRecvSendBundle)) {
+		require.ErrorIs(t, err, uring.ErrUnsupported)
+		var ue *uring.UnsupportedError
+		require.ErrorAs(t, err, &ue)
+		require.Equal(t, "6.10", ue.MinimumVersion)
+		return
+	}
+	requireBundleErr(t, err, got, dst, "pool", "uses PROVIDE_BUFFERS")
 }

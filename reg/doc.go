@@ -36,6 +36,11 @@
 //   - Buffers: Acquire before submitting a request that uses the table,
 //     Release after its CQE; Unregister unmaps when the last acquired
 //     request is released (clones share the memory and hold it too).
+//     Unregister never blocks on requests in flight: Linux 6.13 and later
+//     drop the table at once (the memory stays mapped until the last
+//     Release); before 6.13 the kernel's unregister would wait for them,
+//     so with acquired requests in flight Unregister returns
+//     ErrBuffersInUse and changes nothing.
 //   - BufPool: a buffer id is out from Take (the CQE that delivered it) to
 //     Put; Close unmaps once no id is out. An id is never handed out twice;
 //     Put of an id that is not out is an error that changes nothing; a CQE
@@ -46,6 +51,23 @@
 //     ring entry and walks them in ring order. Each buffer is out until
 //     its own Put.
 //   - Region: lives as long as the ring (the kernel has no unregister).
+//
+// # Provided buffers on every kernel
+//
+// NewBufPool uses the best mechanism the kernel has, behind one API
+// (BufPool.Mechanism says which): a kernel-mapped buffer ring
+// (IOU_PBUF_RING_MMAP, Linux 6.4), else a ring in memory reg maps (5.19 to
+// 6.3, or PoolConfig.UserMemory), else IORING_OP_PROVIDE_BUFFERS (before
+// 5.19). Incremental consumption (IOU_PBUF_RING_INC, 6.12) changes what a
+// CQE means, so a kernel without it is an *uring.UnsupportedError, never a
+// fallback. A PROVIDE_BUFFERS pool queues its own SQEs on the ring
+// (NewBufPool, Put, Close; each submitted at once) with user_data
+// InternalUserData: the completion loop must ignore their CQEs, as poll's
+// and task's do. Before 5.19 a buffer-select read or receive with length 0
+// reads 0 bytes (the kernel caps the length at the buffer's rather than
+// taking 0 as "all of it"): BufPool.Select sets the buffer size there.
+// PoolConfig.Mechanism forces one mechanism (tests run the fallbacks on new
+// kernels with it).
 //
 // Arrays passed to a register call (fds, tags, iovecs) are pinned for the
 // call and may be reused once it returns: the kernel copies them.

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -44,14 +44,21 @@ func submit(t *testing.T, r *uring.Ring) {
 	require.Equal(t, int(want), n)
 }
 
-// wait returns the next CQE (copied) within two seconds.
+// wait returns the next CQE (copied) within two seconds, passing over
+// the CQEs of a pool's own SQEs (reg.InternalUserData), which must have
+// succeeded.
 func wait(t *testing.T, r *uring.Ring) sys.CQE {
 	t.Helper()
-	c, err := r.WaitCQETimeout(2 * time.Second)
-	require.NoError(t, err)
-	v := *c
-	r.CQESeen(c)
-	return v
+	for {
+		c, err := r.WaitCQETimeout(2 * time.Second)
+		require.NoError(t, err)
+		v := *c
+		r.CQESeen(c)
+		if v.UserData != reg.InternalUserData {
+			return v
+		}
+		internalOK(t, v.Res)
+	}
 }
 
 // waitN returns n CQEs keyed by user_data (each user_data once).
@@ -67,12 +74,30 @@ func waitN(t *testing.T, r *uring.Ring, n int) map[uint64]sys.CQE {
 	return m
 }
 
-// noCQE checks that no CQE is ready.
+// internalOK checks the result of a pool's PROVIDE_BUFFERS or
+// REMOVE_BUFFERS: success, or (REMOVE_BUFFERS of a group whose buffers are
+// all out, before 5.19) ENOENT.
+func internalOK(t *testing.T, res int32) {
+	t.Helper()
+	if res < 0 {
+		require.Equal(t, unix.ENOENT, unix.Errno(-res), "a pool's PROVIDE/REMOVE_BUFFERS failed")
+	}
+}
+
+// noCQE checks that no CQE is ready but a pool's own.
 func noCQE(t *testing.T, r *uring.Ring) {
 	t.Helper()
-	c, err := r.PeekCQE()
-	require.NoError(t, err)
-	if c != nil {
+	for {
+		c, err := r.PeekCQE()
+		require.NoError(t, err)
+		if c == nil {
+			return
+		}
+		if c.UserData == reg.InternalUserData {
+			internalOK(t, c.Res)
+			r.CQESeen(c)
+			continue
+		}
 		require.Nil(t, c, "unexpected CQE user_data=%d res=%d", c.UserData, c.Res)
 	}
 }
@@ -97,16 +122,33 @@ func errno(t *testing.T, res int32) unix.Errno {
 	return unix.Errno(-res)
 }
 
-// requireRegister checks err is nil; a kernel older than the release that
-// added op, answering EINVAL, skips instead (with the reason).
+// requireRegister checks err is nil; an unsupported answer goes through
+// testutil.Require (a skip on a kernel older than the release that added
+// what is missing, a failure on a newer one).
 func requireRegister(t *testing.T, err error, op sys.RegisterOp) {
 	t.Helper()
-	if errors.Is(err, unix.EINVAL) {
-		if ok, kerr := feature.KernelAtLeast(op.Since()); kerr == nil && !ok {
-			t.Skipf("%v needs Linux %s; this is %s: %v", op, op.Since(), feature.KernelRelease(), err)
-		}
+	if errors.Is(err, uring.ErrUnsupported) {
+		testutil.Require(t, err)
 	}
 	require.NoError(t, err, "%v", op)
+}
+
+// has reports whether err, a probe's answer, is yes. A no must be an
+// *uring.UnsupportedError for a release after the running kernel's (as
+// testutil.Require checks); any other error fails the test.
+func has(t *testing.T, err error) bool {
+	t.Helper()
+	if err == nil {
+		return true
+	}
+	var ue *uring.UnsupportedError
+	require.ErrorAs(t, err, &ue, "a probe's answer")
+	if ue.MinimumVersion != "" {
+		newer, verr := uring.KernelAtLeast(ue.MinimumVersion)
+		require.NoError(t, verr)
+		require.False(t, newer, "kernel %s is at least %s, but: %v", uring.KernelRelease(), ue.MinimumVersion, err)
+	}
+	return false
 }
 
 // idxTarget is a ring addressed by its registered index.

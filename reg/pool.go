@@ -5,6 +5,7 @@ package reg
 import (
 	"errors"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -13,15 +14,70 @@ import (
 // is handed out and nothing is recycled.
 var ErrNoBuffer = errors.New("reg: the CQE carries no buffer (IORING_CQE_F_BUFFER clear)")
 
+// InternalUserData is the user_data of the SQEs a BufPool queues on its
+// ring by itself (the IORING_OP_PROVIDE_BUFFERS and IORING_OP_REMOVE_BUFFERS
+// of a PoolProvideBuffers pool). Their CQEs carry it too: a completion loop
+// ignores them (poll's loop counts user_data with bit 63 set as its own,
+// task's executor ignores slot indices from 0xFFFFFF00 up; a loop of your
+// own must skip them). Such a CQE's res is 0 (provide), or the number of
+// buffers removed, or -errno.
+const InternalUserData = ^uint64(0) - 2
+
+// PoolMechanism is how a BufPool hands its buffers to the kernel.
+type PoolMechanism uint8
+
+const (
+	// PoolAuto (the zero value, for PoolConfig.Mechanism) picks the best
+	// mechanism the kernel has: a kernel-mapped ring, else (Linux 5.19 to
+	// 6.3, or UserMemory) a user-mapped ring, else (before 5.19)
+	// PROVIDE_BUFFERS.
+	PoolAuto PoolMechanism = iota
+	// PoolKernelRing is a buffer ring the kernel allocates and reg maps
+	// from the ring fd (IORING_REGISTER_PBUF_RING with IOU_PBUF_RING_MMAP,
+	// Linux 6.4).
+	PoolKernelRing
+	// PoolUserRing is a buffer ring in memory reg maps itself
+	// (IORING_REGISTER_PBUF_RING, Linux 5.19).
+	PoolUserRing
+	// PoolProvideBuffers hands buffers over with SQEs
+	// (IORING_OP_PROVIDE_BUFFERS, Linux 5.7): the mechanism of kernels
+	// without buffer rings.
+	PoolProvideBuffers
+)
+
+func (m PoolMechanism) String() string {
+	switch m {
+	case PoolAuto:
+		return "auto"
+	case PoolKernelRing:
+		return "kernel-mapped buffer ring (IOU_PBUF_RING_MMAP)"
+	case PoolUserRing:
+		return "user-mapped buffer ring (IORING_REGISTER_PBUF_RING)"
+	case PoolProvideBuffers:
+		return "provided buffers (IORING_OP_PROVIDE_BUFFERS)"
+	}
+	return "PoolMechanism(" + itoa(int(m)) + ")"
+}
+
 // PoolConfig describes a pool of provided buffers.
 type PoolConfig struct {
 	Group uint16 // buffer group id
-	Count int    // buffers, 1..32768; the ring has the next power of two entries
+	Count int    // buffers, 1..32768; a ring has the next power of two entries
 	Size  int    // bytes per buffer, 1..1<<32-1
-	// UserMemory, Incremental: see BufRingConfig.
-	UserMemory  bool
+	// UserMemory asks for a ring in memory reg maps itself (see
+	// BufRingConfig); a kernel without rings gets PROVIDE_BUFFERS anyway.
+	UserMemory bool
+	// Incremental asks for incremental consumption (IOU_PBUF_RING_INC,
+	// Linux 6.12; see BufRingConfig). It changes what a CQE means, so a
+	// kernel without it is an error (an *uring.UnsupportedError naming
+	// IOU_PBUF_RING_INC and 6.12), never a silent fallback.
 	Incremental bool
 	Huge        bool // back the buffers with 2 MiB huge pages
+	// Mechanism is PoolAuto (the best the kernel has), or one mechanism to
+	// use even where a better one exists (tests use it to run the
+	// fallbacks on a new kernel); a kernel without it answers with an
+	// error that names it.
+	Mechanism PoolMechanism
 }
 
 // tracker knows which buffer ids are out (handed to the application) and,
@@ -37,11 +93,8 @@ type tracker struct {
 }
 
 func newTracker(fn string, cfg PoolConfig, inc bool) (tracker, error) {
-	if cfg.Count <= 0 || cfg.Count > MaxBufRingEntries {
-		return tracker{}, argErr(fn, "Count", eq(cfg.Count)+" is not in [1, 32768]")
-	}
-	if cfg.Size <= 0 || uint64(cfg.Size) > 1<<32-1 {
-		return tracker{}, argErr(fn, "Size", eq(cfg.Size)+" is not in [1, 1<<32-1]")
+	if err := checkPoolConfig(fn, cfg); err != nil {
+		return tracker{}, err
 	}
 	m, err := mapAnon(fn, cfg.Count*cfg.Size, cfg.Huge)
 	if err != nil {
@@ -52,6 +105,16 @@ func newTracker(fn string, cfg PoolConfig, inc bool) (tracker, error) {
 		tr.off = make([]uint32, cfg.Count)
 	}
 	return tr, nil
+}
+
+func checkPoolConfig(fn string, cfg PoolConfig) error {
+	if cfg.Count <= 0 || cfg.Count > MaxBufRingEntries {
+		return argErr(fn, "Count", eq(cfg.Count)+" is not in [1, 32768]")
+	}
+	if cfg.Size <= 0 || uint64(cfg.Size) > 1<<32-1 {
+		return argErr(fn, "Size", eq(cfg.Size)+" is not in [1, 1<<32-1]")
+	}
+	return nil
 }
 
 func (tr *tracker) buf(bid uint16) []byte {
@@ -103,13 +166,21 @@ func (tr *tracker) take(fn string, res int32, flags sys.CQEFlags) (uint16, []byt
 	return bid, data, nil
 }
 
-// give marks bid back in; an id that is not out is an error.
-func (tr *tracker) give(fn string, bid uint16) error {
+// checkOut checks that bid can be given back: in range and out.
+func (tr *tracker) checkOut(fn string, bid uint16) error {
 	if int(bid) >= tr.count {
 		return argErr(fn, "bid", equ(uint64(bid))+" is out of range [0, "+itoa(tr.count)+")")
 	}
 	if !tr.out.has(int(bid)) {
 		return argErr(fn, "bid", equ(uint64(bid))+" is not out")
+	}
+	return nil
+}
+
+// give marks bid back in; an id that is not out is an error.
+func (tr *tracker) give(fn string, bid uint16) error {
+	if err := tr.checkOut(fn, bid); err != nil {
+		return err
 	}
 	tr.out.clear(int(bid))
 	tr.nOut--
@@ -119,43 +190,158 @@ func (tr *tracker) give(fn string, bid uint16) error {
 	return nil
 }
 
-// BufPool is a provided-buffer ring together with its buffers, in memory
-// reg maps off the Go heap, and a record of which buffer ids are out. A
-// buffer id is out from the Take of the CQE that delivered it until Put;
-// it is never handed out twice, and Put of an id that is not out is an
-// error that changes nothing.
+// BufPool is a group of provided buffers, in memory reg maps off the Go
+// heap, and a record of which buffer ids are out. A buffer id is out from
+// the Take of the CQE that delivered it until Put; it is never handed out
+// twice, and Put of an id that is not out is an error that changes
+// nothing.
 //
-// Memory lifetime: Close unregisters the ring; the buffers stay mapped
-// until every id that is out has been Put. Close only after every request
-// that may select from the group has completed.
+// The buffers reach the kernel by the best mechanism it has (Mechanism
+// says which): a buffer ring the kernel allocates (IOU_PBUF_RING_MMAP,
+// Linux 6.4), a buffer ring in memory reg maps (Linux 5.19 to 6.3), or,
+// before buffer rings existed, IORING_OP_PROVIDE_BUFFERS SQEs (Linux 5.7).
+// The API is the same for all three; what differs:
+//   - PoolProvideBuffers needs a target with an SQ (*uring.Ring: GetSQE
+//     and Submit). NewBufPool, Put and Close queue an SQE on it with
+//     user_data InternalUserData (the completion loop must ignore those
+//     CQEs) and submit it at once, together with whatever the ring's owner
+//     had queued: the kernel runs PROVIDE_BUFFERS during that submit, so
+//     the buffer is back in the kernel when Put returns (on an SQPOLL ring,
+//     when the SQ thread reaches the SQE: ahead of every SQE queued after
+//     Put). Do not call Put between taking an SQE and filling it in.
+//   - Ring has no BufRing to return for PoolProvideBuffers (nil).
+//   - Before Linux 5.19 a buffer-select read or receive with length 0
+//     reads 0 bytes; Select sets the buffer size as the length there.
+//
+// Memory lifetime: Close takes the buffers back from the kernel
+// (unregisters the ring, or removes the provided buffers); the buffers
+// stay mapped until every id that is out has been Put. Close only after
+// every request that may select from the group has completed.
 //
 // A BufPool is not safe for concurrent use: use it from the goroutine that
-// reaps the CQEs.
+// reaps the CQEs and submits to the ring (the owner of a SINGLE_ISSUER
+// ring's thread).
 type BufPool struct {
-	ring   *BufRing
+	mech   PoolMechanism
+	group  uint16
+	ring   *BufRing // nil for PoolProvideBuffers
+	sq     sqTarget // PoolProvideBuffers only
 	tr     tracker
 	mirror ringMirror // which id the pool wrote at which ring entry, for TakeBundle
-	closed bool
+	// lenZero: the kernel predates 5.19 and reads a buffer-select length
+	// of 0 as 0 bytes (Select writes the size instead).
+	lenZero bool
+	// bundleErr, for PoolProvideBuffers: why TakeBundle refuses (the
+	// kernel has no bundles), or nil.
+	bundleErr error
+	closed    bool
 }
 
-// NewBufPool maps cfg.Count buffers of cfg.Size bytes, registers a ring for
-// cfg.Group and puts every buffer in it (buffer id i is buffer i).
+// sqTarget is a Target with an SQ (*uring.Ring), which a
+// PoolProvideBuffers pool queues its SQEs on.
+type sqTarget interface {
+	Target
+	GetSQE() (*sys.SQE, error)
+	Submit() (int, error)
+}
+
+// chooseMechanism decides how a pool with cfg reaches the kernel, given
+// the probe has (uring.Supports or a stand-in) and whether the target has
+// a ring fd to map a kernel ring from and an SQ for PROVIDE_BUFFERS. A
+// probe that fails (neither yes nor an UnsupportedError) is taken as a yes:
+// the registration then says what is wrong.
+func chooseMechanism(fn string, cfg PoolConfig, has func(uring.Capability) error, fd, sq bool) (PoolMechanism, error) {
+	lacks := func(c uring.Capability) error {
+		if err := has(c); errors.Is(err, uring.ErrUnsupported) {
+			return err
+		}
+		return nil
+	}
+	if cfg.Incremental {
+		if cfg.Mechanism == PoolProvideBuffers {
+			return 0, argErr(fn, "Incremental", "needs a buffer ring, not Mechanism = PoolProvideBuffers")
+		}
+		if err := lacks(uring.CapBufRingInc); err != nil {
+			return 0, err // incremental consumption changes what a CQE means: no fallback
+		}
+	}
+	switch cfg.Mechanism {
+	case PoolAuto:
+	case PoolKernelRing:
+		if cfg.UserMemory {
+			return 0, argErr(fn, "UserMemory", "is set with Mechanism = PoolKernelRing")
+		}
+		if !fd {
+			return 0, argErr(fn, "Mechanism", "= PoolKernelRing needs a ring fd to map the kernel's ring; this target has none")
+		}
+		return PoolKernelRing, lacks(uring.CapBufRingMmap)
+	case PoolUserRing:
+		return PoolUserRing, lacks(uring.CapBufRing)
+	case PoolProvideBuffers:
+		if !sq {
+			return 0, argErr(fn, "Mechanism", "= PoolProvideBuffers needs a target with an SQ (GetSQE and Submit: *uring.Ring)")
+		}
+		return PoolProvideBuffers, nil
+	default:
+		return 0, argErr(fn, "Mechanism", "= "+itoa(int(cfg.Mechanism))+" is not a PoolMechanism")
+	}
+	if err := lacks(uring.CapBufRing); err != nil {
+		if !sq {
+			var ue *uring.UnsupportedError
+			if errors.As(err, &ue) {
+				u := *ue
+				u.Reason = "and the target has no SQ for IORING_OP_PROVIDE_BUFFERS, the fallback (use a *uring.Ring)"
+				return 0, &u
+			}
+			return 0, err
+		}
+		return PoolProvideBuffers, nil
+	}
+	if cfg.UserMemory || !fd || lacks(uring.CapBufRingMmap) != nil {
+		return PoolUserRing, nil // the same ring in memory reg maps
+	}
+	return PoolKernelRing, nil
+}
+
+// NewBufPool maps cfg.Count buffers of cfg.Size bytes and hands them all to
+// the kernel for cfg.Group (buffer id i is buffer i): it registers a ring
+// and fills it, or, on a kernel without buffer rings, provides them with
+// one PROVIDE_BUFFERS SQE, submitted before NewBufPool returns. The
+// mechanism is the best the kernel has unless cfg.Mechanism names one.
 func NewBufPool(t Target, cfg PoolConfig) (*BufPool, error) {
 	const fn = "NewBufPool"
+	if err := checkPoolConfig(fn, cfg); err != nil {
+		return nil, err
+	}
+	sq, hasSQ := t.(sqTarget)
+	mech, err := chooseMechanism(fn, cfg, func(c uring.Capability) error {
+		return probeOff(func() error { return supports(c) })
+	}, ringFd(t) >= 0, hasSQ)
+	if err != nil {
+		return nil, err
+	}
 	tr, err := newTracker(fn, cfg, cfg.Incremental)
 	if err != nil {
 		return nil, err
+	}
+	p := &BufPool{mech: mech, group: cfg.Group, tr: tr}
+	if mech == PoolProvideBuffers {
+		if err := p.initProvide(fn, sq); err != nil {
+			tr.m.put()
+			return nil, err
+		}
+		return p, nil
 	}
 	entries := 1
 	for entries < cfg.Count {
 		entries <<= 1
 	}
-	ring, err := RegisterBufRing(t, BufRingConfig{Group: cfg.Group, Entries: entries, UserMemory: cfg.UserMemory, Incremental: cfg.Incremental})
+	ring, err := RegisterBufRing(t, BufRingConfig{Group: cfg.Group, Entries: entries, UserMemory: mech == PoolUserRing, Incremental: cfg.Incremental})
 	if err != nil {
 		tr.m.put()
 		return nil, err
 	}
-	p := &BufPool{ring: ring, tr: tr, mirror: newRingMirror(entries, cfg.Count)}
+	p.ring, p.mirror = ring, newRingMirror(entries, cfg.Count)
 	p.fill()
 	return p, nil
 }
@@ -184,21 +370,47 @@ func (p *BufPool) advance(n int) {
 	p.mirror.advance(n)
 }
 
+// Mechanism returns how the pool hands its buffers to the kernel.
+func (p *BufPool) Mechanism() PoolMechanism { return p.mech }
+
 // Ring returns the underlying ring, for Head and Tail: entries added to
-// it directly bypass the pool's records of ids and ring entries.
+// it directly bypass the pool's records of ids and ring entries. It is nil
+// for a PoolProvideBuffers pool.
 func (p *BufPool) Ring() *BufRing { return p.ring }
 
 // Group returns the buffer group id.
-func (p *BufPool) Group() uint16 { return p.ring.group }
+func (p *BufPool) Group() uint16 { return p.group }
 
 // Count returns the number of buffers.
 func (p *BufPool) Count() int { return p.tr.count }
+
+// Size returns the size of each buffer in bytes.
+func (p *BufPool) Size() int { return p.tr.size }
 
 // Out returns how many buffer ids are out.
 func (p *BufPool) Out() int { return p.tr.nOut }
 
 // IsOut reports whether bid is out.
 func (p *BufPool) IsOut(bid uint16) bool { return int(bid) < p.tr.count && p.tr.out.has(int(bid)) }
+
+// Select makes s (an SQE the sqe builders filled: a read, receive, recvmsg
+// or their multishot forms) take its buffer from the pool:
+// IOSQE_BUFFER_SELECT and the pool's group (sqe.BufferSelect). Before
+// Linux 5.19 the kernel caps the request's length at the buffer's, so a
+// length of 0 reads 0 bytes (and still uses up a buffer) where later
+// kernels read it as "the whole buffer": there Select sets a length of 0
+// to Size.
+func (p *BufPool) Select(s *sys.SQE) {
+	selectBuffer(s, p.group, p.tr.size, p.lenZero)
+}
+
+func selectBuffer(s *sys.SQE, group uint16, size int, lenZero bool) {
+	s.Flags |= sys.SQEBufferSelect
+	s.BufIndex = group
+	if lenZero && s.Len == 0 {
+		s.Len = uint32(size)
+	}
+}
 
 // Take decodes the buffer of a CQE (res, flags): it returns the buffer id
 // and the res bytes the request wrote, and marks the id out. A CQE without
@@ -214,18 +426,37 @@ func (p *BufPool) Take(res int32, flags sys.CQEFlags) (bid uint16, data []byte, 
 	return p.tr.take("BufPool.Take", res, flags)
 }
 
-// Put gives buffer bid back to the kernel (at the ring's tail). An id that
-// is not out is an error and changes nothing. After Close, Put only
+// Put gives buffer bid back to the kernel: at the ring's tail, or with a
+// PROVIDE_BUFFERS SQE submitted at once (see the type's comment). An id
+// that is not out is an error and changes nothing; so is an SQ that stays
+// full (the id stays out: Put again later); a *PoolError with Queued set
+// reports a failed submit of an SQE that is queued all the same (the id is
+// back). After Close, Put only
 // releases the id (and unmaps the buffers with the last one).
 func (p *BufPool) Put(bid uint16) error {
-	if err := p.tr.give("BufPool.Put", bid); err != nil {
-		return err
-	}
+	const fn = "BufPool.Put"
 	if p.closed {
+		if err := p.tr.give(fn, bid); err != nil {
+			return err
+		}
 		if p.tr.nOut == 0 {
 			p.tr.m.put()
 		}
 		return nil
+	}
+	if p.mech == PoolProvideBuffers {
+		if err := p.tr.checkOut(fn, bid); err != nil {
+			return err
+		}
+		err := p.provide(fn, bid)
+		if err != nil && !queued(err) {
+			return err
+		}
+		_ = p.tr.give(fn, bid) // checked above
+		return err
+	}
+	if err := p.tr.give(fn, bid); err != nil {
+		return err
 	}
 	if err := p.add(bid, 0); err != nil {
 		return err
@@ -238,13 +469,23 @@ func (p *BufPool) Put(bid uint16) error {
 // id out).
 func (p *BufPool) Unmapped() bool { return p.closed && p.tr.nOut == 0 }
 
-// Close unregisters the ring. The buffers are unmapped now when none is
-// out, else by the Put of the last one.
+// Close takes the buffers back from the kernel: it unregisters the ring,
+// or submits a REMOVE_BUFFERS SQE for the group (nothing is needed when the
+// ring is already closed). The buffers are unmapped now when none is out,
+// else by the Put of the last one. A PoolProvideBuffers pool whose SQ
+// stays full returns the error and stays open (Close again later).
 func (p *BufPool) Close() error {
 	if p.closed {
 		return argErr("BufPool.Close", "pool", "is already closed")
 	}
-	err := p.ring.Unregister()
+	var err error
+	if p.mech == PoolProvideBuffers {
+		if err = p.remove("BufPool.Close"); err != nil && !queued(err) {
+			return err
+		}
+	} else {
+		err = p.ring.Unregister()
+	}
 	p.closed = true
 	if p.tr.nOut == 0 {
 		p.tr.m.put()
