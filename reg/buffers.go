@@ -9,11 +9,30 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
 )
 
 // ErrUnregistered is returned by Acquire on a table that was unregistered.
 var ErrUnregistered = errors.New("reg: the buffer table is unregistered")
+
+// ErrBuffersInUse is returned by Buffers.Unregister on a kernel before 6.13
+// while acquired requests are in flight: those kernels' unregister waits
+// until every request using the ring's registered resources has completed,
+// which may be never (a read of a pipe nobody writes). Nothing changes;
+// unregister after the last Release.
+var ErrBuffersInUse = errors.New("reg: buffers in use: before Linux 6.13 the kernel's IORING_UNREGISTER_BUFFERS " +
+	"waits for the requests in flight, so Unregister waits for their Release")
+
+// unregisterWaits reports whether the kernel's IORING_UNREGISTER_BUFFERS
+// waits for the requests in flight (io_rsrc_ref_quiesce, before 6.13);
+// 6.13 drops the table at once and each buffer lives on in the requests
+// that hold it. A release that cannot be read counts as old. A variable
+// for tests.
+var unregisterWaits = func() bool {
+	ok, err := uring.KernelAtLeast("6.13")
+	return err != nil || !ok
+}
 
 const (
 	maxRegBuffers = 1 << 14 // IORING_MAX_REG_BUFFERS
@@ -198,18 +217,23 @@ func (b *Buffers) update(fn string, index int, mem []byte, tag uint64) error {
 }
 
 // Clone registers the same buffers on dst (IORING_REGISTER_CLONE_BUFFERS,
-// Linux 6.12). With replace, buffers dst already has are replaced (Linux
-// 6.13); without it dst must have none. The clone shares the memory: it is
-// unmapped when the original and every clone are unregistered and drained.
-// Tags are not cloned: the clone's slots have none, and the original's
-// tags are posted (on the original's ring) when the original releases its
-// slots, even while the clone still uses the memory.
+// Linux 6.12). With replace, buffers dst already has are replaced
+// (IORING_REGISTER_DST_REPLACE, Linux 6.13; before it, an
+// *uring.UnsupportedError); without it dst must have none. The clone
+// shares the memory: it is unmapped when the original and every clone are
+// unregistered and drained. Tags are not cloned: the clone's slots have
+// none, and the original's tags are posted (on the original's ring) when
+// the original releases its slots, even while the clone still uses the
+// memory.
 func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 	if b.unreg.Load() {
 		return nil, ErrUnregistered
 	}
 	srcFd, srcFlag := b.t.RegisterTarget()
-	cb := sys.CloneBuffers{SrcFd: uint32(srcFd), Nr: uint32(len(b.slots))}
+	// The whole table: nr = 0 (and no offsets). 6.12's struct has only
+	// src_fd and flags, the rest is padding it wants zero; 6.13 added
+	// src_off, dst_off and nr, where nr = 0 means every buffer.
+	cb := sys.CloneBuffers{SrcFd: uint32(srcFd)}
 	if srcFlag != 0 {
 		cb.Flags |= sys.RegisterSrcRegistered
 	}
@@ -217,6 +241,15 @@ func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 		cb.Flags |= sys.RegisterDstReplace
 	}
 	if _, err := register(dst, sys.RegisterCloneBuffers, &cb, 1); err != nil {
+		var re *Error
+		if replace && errors.As(err, &re) && re.Errno() == unix.EINVAL && !re.Unsupported {
+			if ok, kerr := uring.KernelAtLeast("6.13"); kerr == nil && !ok {
+				// 6.12 knows no flag but SRC_REGISTERED.
+				re.Err = &uring.UnsupportedError{Feature: "clone flag IORING_REGISTER_DST_REPLACE", MinimumVersion: "6.13",
+					Kernel: uring.KernelRelease(), Err: re.Err}
+				re.Unsupported, re.Hint = true, ""
+			}
+		}
 		return nil, err
 	}
 	b.m.get()
@@ -253,9 +286,24 @@ func (b *Buffers) InFlight() int64 { return b.inflight.Load() }
 // none is in flight). Buf and Memory return nil after that. Each slot with
 // a nonzero tag posts its tag CQE when its buffer is released: during the
 // call when no request uses it, else when the last one completes.
+//
+// With acquired requests in flight (InFlight() > 0) it depends on the
+// kernel, and never blocks on them:
+//   - Linux 6.13 and later drop the table at once; each buffer lives on in
+//     the requests that use it, and the memory stays mapped until the last
+//     Release.
+//   - Before 6.13 the kernel's unregister waits until every request using
+//     the ring's registered files or buffers has completed (and a request
+//     may never complete), so Unregister refuses with ErrBuffersInUse and
+//     changes nothing: call it again after the last Release. Requests that
+//     use the table without Acquire, and requests on registered files, can
+//     still make the kernel's call wait until they complete.
 func (b *Buffers) Unregister() error {
 	if b.unreg.Load() {
 		return ErrUnregistered
+	}
+	if b.inflight.Load() > 0 && unregisterWaits() {
+		return ErrBuffersInUse
 	}
 	if _, err := registerNil(b.t, sys.UnregisterBuffers, 0); err != nil {
 		return err

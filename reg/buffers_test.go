@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -55,7 +57,7 @@ func TestBuffersSparseUpdate(t *testing.T) {
 	_, err := f.WriteAt([]byte("0123456789abcdef"), 0)
 	require.NoError(t, err)
 	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 4, Size: 4096, Sparse: true})
-	require.NoError(t, err)
+	requireRegister(t, err, sys.RegisterBuffers2) // sparse tables: 5.19
 	defer bufs.Unregister()
 	require.Nil(t, bufs.Buf(1))
 	require.ErrorContains(t, bufs.Validate(1, 0, 1), "empty slot")
@@ -92,6 +94,7 @@ func TestBuffersSparseUpdate(t *testing.T) {
 }
 
 func TestBuffersClone(t *testing.T) {
+	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterCloneBuffers))
 	src := newRing(t, 4)
 	dst := newRing(t, 4)
 	f := tempFile(t)
@@ -106,25 +109,63 @@ func TestBuffersClone(t *testing.T) {
 	_, err = bufs.Clone(dst, false)
 	require.ErrorIs(t, err, unix.EBUSY)
 	require.ErrorContains(t, err, "REGISTER_CLONE_BUFFERS")
-	c2, err := bufs.Clone(dst, true)
-	require.NoError(t, err)
 
-	// The original goes away; the clone's memory stays mapped.
-	require.NoError(t, bufs.Unregister())
-	require.True(t, bufs.Unmapped())
+	// The clone reads into the same memory.
 	b := clone.Buf(1)
 	queue(t, dst, 1, func(s *sys.SQE) error { return sqe.ReadFixed(s, int(f.Fd()), b[:14], 0, 1) })
 	submit(t, dst)
 	require.Equal(t, int32(14), wait(t, dst).Res)
-	require.Equal(t, "cloned buffers", string(b[:14]))
-	require.Equal(t, "cloned buffers", string(c2.Buf(1)[:14]), "same memory")
+	require.Equal(t, "cloned buffers", string(bufs.Buf(1)[:14]), "same memory")
+
+	// Replacing the destination's table: IORING_REGISTER_DST_REPLACE, 6.13.
+	c2, err := bufs.Clone(dst, true)
+	if !has(t, err) {
+		require.Nil(t, c2)
+		var ue *uring.UnsupportedError
+		require.ErrorAs(t, err, &ue)
+		require.Contains(t, ue.Feature, "IORING_REGISTER_DST_REPLACE")
+		require.ErrorIs(t, err, unix.EINVAL)
+		c2 = clone // what dst has
+		clone = nil
+	}
+
+	// The original goes away; the clone's memory stays mapped.
+	require.NoError(t, bufs.Unregister())
+	require.True(t, bufs.Unmapped())
+	b = c2.Buf(0)
+	queue(t, dst, 2, func(s *sys.SQE) error { return sqe.ReadFixed(s, int(f.Fd()), b[:6], 0, 0) })
+	submit(t, dst)
+	require.Equal(t, int32(6), wait(t, dst).Res)
+	require.Equal(t, "cloned", string(b[:6]))
 	require.NoError(t, c2.Unregister())
-	require.ErrorIs(t, clone.Unregister(), unix.ENXIO, "c2 replaced and unregistered the table")
+	if clone != nil {
+		require.ErrorIs(t, clone.Unregister(), unix.ENXIO, "c2 replaced and unregistered the table")
+	}
+	require.True(t, c2.Unmapped())
 }
 
-// Unregistering with a request in flight: the memory stays mapped until the
-// request's CQE has been reaped and released.
-func TestBuffersUnregisterWaitsForInFlight(t *testing.T) {
+// Unregistering with a request in flight never blocks: from 6.13 the
+// kernel drops the table at once and the memory stays mapped until the
+// request's CQE has been reaped and released; before, the kernel's call
+// would wait for the request, so Unregister refuses with ErrBuffersInUse
+// and changes nothing until the last Release.
+func TestBuffersUnregisterWithInFlight(t *testing.T) {
+	waits, err := uring.KernelAtLeast("6.13")
+	require.NoError(t, err)
+	waits = !waits
+	t.Run(map[bool]string{true: "kernel-waits", false: "kernel-drops"}[waits], func(t *testing.T) {
+		unregisterInFlight(t, waits)
+	})
+	// The refusal is reg's: check it on any kernel.
+	if !waits {
+		t.Run("refused", func(t *testing.T) {
+			defer reg.SetUnregisterWaits(true)()
+			unregisterInFlight(t, true)
+		})
+	}
+}
+
+func unregisterInFlight(t *testing.T, waits bool) {
 	r := newRing(t, 4)
 	rd, wr := pipe(t)
 	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 1, Size: 4096})
@@ -135,11 +176,18 @@ func TestBuffersUnregisterWaitsForInFlight(t *testing.T) {
 	submit(t, r)
 	noCQE(t, r)
 
-	require.NoError(t, bufs.Unregister())
-	require.False(t, bufs.Unmapped(), "a request is in flight")
+	if waits {
+		require.ErrorIs(t, bufs.Unregister(), reg.ErrBuffersInUse)
+		require.False(t, bufs.Unmapped())
+		require.NoError(t, bufs.Acquire(), "still registered")
+		bufs.Release()
+	} else {
+		require.NoError(t, bufs.Unregister())
+		require.False(t, bufs.Unmapped(), "a request is in flight")
+		require.ErrorIs(t, bufs.Acquire(), reg.ErrUnregistered)
+		require.ErrorIs(t, bufs.Unregister(), reg.ErrUnregistered)
+	}
 	require.Equal(t, int64(1), bufs.InFlight())
-	require.ErrorIs(t, bufs.Acquire(), reg.ErrUnregistered)
-	require.ErrorIs(t, bufs.Unregister(), reg.ErrUnregistered)
 
 	_, err = unix.Write(wr, []byte("late data"))
 	require.NoError(t, err)
@@ -148,6 +196,10 @@ func TestBuffersUnregisterWaitsForInFlight(t *testing.T) {
 	require.Equal(t, "late data", string(b[:9]), "the kernel wrote into memory still mapped")
 	require.NotNil(t, bufs.Buf(0))
 	bufs.Release()
+	if waits {
+		require.False(t, bufs.Unmapped())
+		require.NoError(t, bufs.Unregister(), "nothing in flight")
+	}
 	require.True(t, bufs.Unmapped())
 	require.Nil(t, bufs.Buf(0))
 	require.Nil(t, bufs.Memory())

@@ -16,3 +16,12 @@ func RegisterRaw(t Target, op sys.RegisterOp) error {
 	_, err := registerNil(t, op, 0)
 	return err
 }
+
+// SetUnregisterWaits makes Buffers.Unregister treat the kernel as one
+// whose unregister waits for requests in flight (or not); the returned
+// func restores the real answer.
+func SetUnregisterWaits(waits bool) func() {
+	old := unregisterWaits
+	unregisterWaits = func() bool { return waits }
+	return func() { unregisterWaits = old }
+}
