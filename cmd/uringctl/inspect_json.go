@@ -28,8 +28,10 @@ type inspectRing struct {
 	Unavailable []string `json:"unavailable"`
 	Attempts    int      `json:"attempts"`
 
-	SQ       *inspectSQ     `json:"sq"`              // null when "ring" is unavailable
-	CQ       *inspectCQ     `json:"cq"`              // null when "ring" is unavailable
+	// SQ and CQ are null when "ring" is unavailable, and on kernels that
+	// print no ring indices (SqMask and the rest: before 5.17).
+	SQ       *inspectSQ     `json:"sq"`
+	CQ       *inspectCQ     `json:"cq"`
 	Files    *inspectFiles  `json:"files"`           // registered file table; null when not printed
 	Buffers  *inspectBufs   `json:"buffers"`         // registered buffer table; null when not printed
 	PollList int            `json:"poll_list"`       // requests in the poll/cancel hash
@@ -160,23 +162,8 @@ func buildRing(in fdinfo.Instance) inspectRing {
 	if i.Missing(fdinfo.PartRing) {
 		return r
 	}
-	r.SQ = &inspectSQ{Entries: i.SQEntries(), Mask: i.SQMask, Head: i.SQHead, Tail: i.SQTail,
-		CachedHead: i.CachedSQHead, Pending: i.SQEs, SQEs: []inspectSQE{}}
-	for _, s := range i.SQEList {
-		r.SQ.SQEs = append(r.SQ.SQEs, inspectSQE{Index: s.Index, Opcode: s.Opcode, Fd: s.Fd, Flags: s.Flags,
-			Off: s.Off, Addr: s.Addr, RWFlags: s.RWFlags, BufIndex: s.BufIndex, UserData: s.UserData, Extra: s.Extra})
-	}
-	r.CQ = &inspectCQ{Entries: i.CQEntries(), Mask: i.CQMask, Head: i.CQHead, Tail: i.CQTail,
-		CachedTail: i.CachedCQTail, Pending: i.CQEs, CQEs: []inspectCQE{}, OverflowList: []inspectCQE{}}
-	for _, c := range i.CQEList {
-		e := inspectCQE{Index: int64(c.Index), UserData: c.UserData, Res: c.Res, Flags: c.Flags}
-		if c.Big {
-			e.Extra = &[2]uint64{c.Extra1, c.Extra2}
-		}
-		r.CQ.CQEs = append(r.CQ.CQEs, e)
-	}
-	for _, c := range i.Overflow {
-		r.CQ.OverflowList = append(r.CQ.OverflowList, inspectCQE{Index: -1, UserData: c.UserData, Res: c.Res, Flags: c.Flags})
+	if i.Has("SqMask") {
+		r.SQ, r.CQ = buildQueues(i)
 	}
 	if i.Has("UserFiles") {
 		r.Files = &inspectFiles{Count: i.UserFiles, Entries: []inspectFile{}}
@@ -203,4 +190,27 @@ func buildRing(in fdinfo.Instance) inspectRing {
 			BusyPollNS: i.NAPI.BusyPollDT, PreferBusyPoll: i.NAPI.PreferBusyPoll}
 	}
 	return r
+}
+
+// buildQueues is the SQ and CQ of a ring whose fdinfo has the indices.
+func buildQueues(i *fdinfo.Info) (*inspectSQ, *inspectCQ) {
+	sq := &inspectSQ{Entries: i.SQEntries(), Mask: i.SQMask, Head: i.SQHead, Tail: i.SQTail,
+		CachedHead: i.CachedSQHead, Pending: i.SQEs, SQEs: []inspectSQE{}}
+	for _, s := range i.SQEList {
+		sq.SQEs = append(sq.SQEs, inspectSQE{Index: s.Index, Opcode: s.Opcode, Fd: s.Fd, Flags: s.Flags,
+			Off: s.Off, Addr: s.Addr, RWFlags: s.RWFlags, BufIndex: s.BufIndex, UserData: s.UserData, Extra: s.Extra})
+	}
+	cq := &inspectCQ{Entries: i.CQEntries(), Mask: i.CQMask, Head: i.CQHead, Tail: i.CQTail,
+		CachedTail: i.CachedCQTail, Pending: i.CQEs, CQEs: []inspectCQE{}, OverflowList: []inspectCQE{}}
+	for _, c := range i.CQEList {
+		e := inspectCQE{Index: int64(c.Index), UserData: c.UserData, Res: c.Res, Flags: c.Flags}
+		if c.Big {
+			e.Extra = &[2]uint64{c.Extra1, c.Extra2}
+		}
+		cq.CQEs = append(cq.CQEs, e)
+	}
+	for _, c := range i.Overflow {
+		cq.OverflowList = append(cq.OverflowList, inspectCQE{Index: -1, UserData: c.UserData, Res: c.Res, Flags: c.Flags})
+	}
+	return sq, cq
 }

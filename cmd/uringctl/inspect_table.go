@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/pure-uring/uring/internal/fdinfo"
 )
 
 // inspectTable prints one row per ring; rates adds SQE/s and CQE/s.
@@ -19,23 +22,28 @@ func inspectTable(w io.Writer, rep inspectReport, rates bool) {
 	fmt.Fprintln(tw, hdr+"\tNOTE")
 	for _, r := range rep.Rings {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t", r.PID, r.Comm, r.FD)
-		if r.SQ != nil {
+		printed := !slices.Contains(r.Unavailable, string(fdinfo.PartRing))
+		switch {
+		case r.SQ != nil:
 			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t", r.SQ.Entries, r.SQ.Head, r.SQ.Tail, r.SQ.CachedHead, r.SQ.Pending)
 			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t", r.CQ.Entries, r.CQ.Head, r.CQ.Tail, r.CQ.CachedTail, r.CQ.Pending, len(r.CQ.OverflowList))
-		} else {
+		case printed:
+			// This kernel prints no ring indices (before 5.17).
+			fmt.Fprint(tw, "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t")
+		default:
 			fmt.Fprint(tw, "?\t?\t?\t?\t?\t?\t?\t?\t?\t?\t?\t")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t", tableCount(r.Files != nil, countOf(r.Files)), tableCount(r.Buffers != nil, bufCountOf(r.Buffers)))
-		if r.SQ != nil {
+		if printed {
 			fmt.Fprintf(tw, "%d\t", r.PollList)
 		} else {
 			fmt.Fprint(tw, "?\t")
 		}
 		sqpoll := sqpollText(r.SQPoll)
-		if r.SQ == nil {
+		if !printed {
 			sqpoll = "?"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t", sqpoll, napiText(r.NAPI, r.SQ != nil))
+		fmt.Fprintf(tw, "%s\t%s\t", sqpoll, napiText(r.NAPI, printed))
 		if rates {
 			if r.Rates != nil {
 				fmt.Fprintf(tw, "%.0f\t%.0f\t", r.Rates.SQEsPerSec, r.Rates.CQEsPerSec)

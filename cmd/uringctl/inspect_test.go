@@ -84,3 +84,18 @@ func TestInspectTableUnavailable(t *testing.T) {
 	require.Equal(t, []string{"-", "-"}, f[19:21], "no rates yet")
 	require.Contains(t, lines[2], "ring unavailable: kernel could not take the ring lock (5 reads)")
 }
+
+// TestInspectTableWithoutIndices: a kernel that prints no ring indices
+// (before 5.17) gets "-" in the SQ and CQ columns, the rest as printed.
+func TestInspectTableWithoutIndices(t *testing.T) {
+	var b bytes.Buffer
+	inspectTable(&b, inspectReport{Rings: []inspectRing{{PID: 7, Comm: "x", FD: 3, Unavailable: []string{},
+		Files: &inspectFiles{Count: 2}, Buffers: &inspectBufs{}, PollList: 1, Attempts: 1}}}, false)
+	lines := strings.Split(b.String(), "\n")
+	f := strings.Fields(lines[2])
+	require.Equal(t, []string{"7", "x", "3"}, f[:3])
+	for _, c := range f[3:14] {
+		require.Equal(t, "-", c, lines[2])
+	}
+	require.Equal(t, []string{"2", "0", "1", "-", "-"}, f[14:19], "files, buffers, poll list, no SQPOLL, no NAPI")
+}
