@@ -90,7 +90,11 @@ type CQE struct {
 // File is one registered file slot.
 type File struct {
 	Index uint32
-	Name  string // dentry name (e.g. "pipe:[123]"); "" for an empty slot
+	// Name is the file's path as the kernel prints it: "pipe:[123]" from
+	// 6.13; before, the dentry's short name, which is "" for pipes and
+	// sockets. "" for an empty slot.
+	Name  string
+	Empty bool // printed as <none> (before 6.13, which lists empty slots)
 }
 
 // Buf is one registered buffer slot.

@@ -220,7 +220,9 @@ func (i *Info) entry(sec section, s string) bool {
 		return i.cqe(idx, rest)
 	case secFiles:
 		f := File{Index: idx}
-		if rest != "<none>" {
+		if rest == "<none>" {
+			f.Empty = true
+		} else {
 			f.Name = rest
 		}
 		i.Files = append(i.Files, f)

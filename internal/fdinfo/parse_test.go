@@ -124,7 +124,7 @@ func TestParseOldKernel(t *testing.T) {
 	i = ParseWith(sample(t, "old_locked_personality.txt"), Options{PartialLock: true})
 	require.Empty(t, i.Unavailable)
 	require.Empty(t, i.Unknown)
-	require.Equal(t, []File{{Index: 0, Name: "sock:[4711]"}, {Index: 1}}, i.Files)
+	require.Equal(t, []File{{Index: 0, Name: "sock:[4711]"}, {Index: 1, Empty: true}}, i.Files)
 	require.Equal(t, []Buf{{Index: 0, Empty: true}}, i.Bufs)
 	require.Equal(t, []int{1}, i.Personalities)
 	require.Equal(t, []Poll{{Op: 6}, {Op: 6, TaskWorks: 1}}, i.PollList)
