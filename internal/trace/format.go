@@ -22,6 +22,10 @@ type format struct {
 	Event  string
 	ID     int
 	Fields map[string]field
+	// byUserData keys a request by its ring and user_data instead of its
+	// request pointer: io_uring_complete has no req field before 5.19, so
+	// every program of that kernel must use the other key.
+	byUserData bool
 }
 
 // parseFormat reads a tracefs events/GROUP/NAME/format file. Lines it does not

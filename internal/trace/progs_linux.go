@@ -158,11 +158,46 @@ func (g *gen) epilogue() {
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 }
 
+// reqKey is what identifies a request in flight: the request pointer, or
+// (before 5.19, when io_uring_complete has no req field) the ring pointer
+// and the user_data, folded into one word.
+type reqKey struct {
+	req, ctx, userData field
+	byUserData         bool
+}
+
+func requestKey(f *format) (reqKey, error) {
+	var k reqKey
+	var err error
+	if !f.byUserData {
+		k.req, err = f.need("req", 8)
+		return k, err
+	}
+	k.byUserData = true
+	if k.ctx, err = f.need("ctx", 8); err != nil {
+		return k, err
+	}
+	k.userData, err = f.need("user_data", 8)
+	return k, err
+}
+
+// storeKey writes the request's key to the stack at fpReq (clobbers R1, R2).
+func (g *gen) storeKey(k reqKey) {
+	if !k.byUserData {
+		g.load(asm.R1, k.req)
+	} else {
+		g.load(asm.R1, k.ctx)
+		g.load(asm.R2, k.userData)
+		g.emit(asm.Xor.Reg(asm.R1, asm.R2))
+	}
+	g.emit(asm.StoreMem(asm.R10, fpReq, asm.R1, asm.DWord))
+}
+
 // progSubmit handles io_uring_submit_req (and io_uring_req_failed, with
 // slot = slotReqFailed): it records {now, tgid, opcode} for the request
 // pointer and counts the event.
 func progSubmit(f *format, slot int, pid uint32) (asm.Instructions, error) {
-	req, err := f.need("req", 8)
+	key, err := requestKey(f)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +207,7 @@ func progSubmit(f *format, slot int, pid uint32) (asm.Instructions, error) {
 	}
 	var g gen
 	g.prologue(pid)
-	g.load(asm.R1, req)
-	g.emit(asm.StoreMem(asm.R10, fpReq, asm.R1, asm.DWord))
+	g.storeKey(key)
 	g.load(asm.R9, op)
 	g.emit(
 		asm.FnKtimeGetNs.Call(),
@@ -195,7 +229,7 @@ func progSubmit(f *format, slot int, pid uint32) (asm.Instructions, error) {
 // record, counts the completion under its opcode with its latency, and counts
 // a negative result by errno.
 func progComplete(f *format, pid uint32) (asm.Instructions, error) {
-	req, err := f.need("req", 8)
+	key, err := requestKey(f)
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +244,7 @@ func progComplete(f *format, pid uint32) (asm.Instructions, error) {
 	}
 	var g gen
 	g.emit(asm.Mov.Reg(asm.R6, asm.R1))
-	g.load(asm.R1, req)
-	g.emit(asm.StoreMem(asm.R10, fpReq, asm.R1, asm.DWord))
+	g.storeKey(key)
 	g.load(asm.R1, res)
 	g.emit(asm.StoreMem(asm.R10, fpRes, asm.R1, asm.DWord))
 	g.load(asm.R1, cflags)

@@ -40,6 +40,21 @@ func TestProgramsFollowFormatOffsets(t *testing.T) {
 	require.ErrorContains(t, err, `no field "cflags"`)
 }
 
+// Before 5.19 io_uring_complete has no request pointer: the programs key
+// requests by ring and user_data, loading both.
+func TestProgramsKeyByUserDataWithoutReq(t *testing.T) {
+	f, err := parseFormat(strings.NewReader(completeFormat))
+	require.NoError(t, err)
+	delete(f.Fields, "req")
+	_, err = progComplete(f, 0)
+	require.ErrorContains(t, err, `no field "req"`)
+	f.byUserData = true
+	insns, err := progComplete(f, 0)
+	require.NoError(t, err)
+	ctx, ud := f.Fields["ctx"], f.Fields["user_data"]
+	require.Equal(t, [][2]int{{ctx.Offset, 8}, {ud.Offset, 8}}, loadsFromCtx(insns)[:2])
+}
+
 func TestPidFilterIsCompiledIn(t *testing.T) {
 	f, err := parseFormat(strings.NewReader(completeFormat))
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
@@ -37,29 +38,31 @@ type Tracer struct {
 // event is one tracepoint and how to build its program.
 type event struct {
 	name     string
+	oldName  string // the name before a kernel renamed it, tried second
 	required bool
 	what     string // what goes uncounted without it
 	build    func(f *format, pid uint32) (asm.Instructions, error)
 }
 
 var events = []event{
-	{"io_uring_submit_req", true, "submissions", func(f *format, pid uint32) (asm.Instructions, error) {
+	// io_uring_submit_sqe until 6.4.
+	{"io_uring_submit_req", "io_uring_submit_sqe", true, "submissions", func(f *format, pid uint32) (asm.Instructions, error) {
 		return progSubmit(f, slotSubmits, pid)
 	}},
-	{"io_uring_complete", true, "completions", progComplete},
-	{"io_uring_req_failed", false, "requests failed before issue", func(f *format, pid uint32) (asm.Instructions, error) {
+	{"io_uring_complete", "", true, "completions", progComplete},
+	{"io_uring_req_failed", "", false, "requests failed before issue", func(f *format, pid uint32) (asm.Instructions, error) {
 		return progSubmit(f, slotReqFailed, pid)
 	}},
-	{"io_uring_queue_async_work", false, "async punts", func(f *format, pid uint32) (asm.Instructions, error) {
+	{"io_uring_queue_async_work", "", false, "async punts", func(f *format, pid uint32) (asm.Instructions, error) {
 		return progCount(f, "opcode", slotAsyncPunts, "", 0, pid)
 	}},
-	{"io_uring_cqe_overflow", false, "CQ overflows", func(f *format, pid uint32) (asm.Instructions, error) {
+	{"io_uring_cqe_overflow", "", false, "CQ overflows", func(f *format, pid uint32) (asm.Instructions, error) {
 		return progCount(f, "", slotOverflows, "", 0, pid)
 	}},
-	{"io_uring_task_work_run", false, "task-work runs", func(f *format, pid uint32) (asm.Instructions, error) {
+	{"io_uring_task_work_run", "", false, "task-work runs", func(f *format, pid uint32) (asm.Instructions, error) {
 		return progCount(f, "", slotTaskWorkRuns, "count", slotTaskWorkRun, pid)
 	}},
-	{"io_uring_local_work_run", false, "local task-work runs", func(f *format, pid uint32) (asm.Instructions, error) {
+	{"io_uring_local_work_run", "", false, "local task-work runs", func(f *format, pid uint32) (asm.Instructions, error) {
 		return progCount(f, "", slotLocalRuns, "count", slotLocalItems, pid)
 	}},
 }
@@ -88,19 +91,44 @@ func Start(opts Options) (*Tracer, error) {
 	_ = rlimit.RemoveMemlock() // only matters before 5.11 (memcg accounting)
 
 	spec := collectionSpec()
+	formats := map[string]*format{}
+	names := map[string]string{} // event -> the name this kernel gives it
+	errs := map[string]error{}
+	for _, ev := range events {
+		names[ev.name] = ev.name
+		f, err := readFormat(root, ev.name)
+		if errors.Is(err, fs.ErrNotExist) && ev.oldName != "" {
+			if f, err = readFormat(root, ev.oldName); err == nil {
+				names[ev.name] = ev.oldName
+			}
+		}
+		formats[ev.name], errs[ev.name] = f, err
+	}
+	// Before 5.19 io_uring_complete has no request pointer: every program
+	// then keys requests by ring and user_data.
+	if c := formats["io_uring_complete"]; c != nil {
+		if _, hasReq := c.Fields["req"]; !hasReq {
+			for _, f := range formats {
+				if f != nil {
+					f.byUserData = true
+				}
+			}
+			t.notes = append(t.notes, "io_uring:io_uring_complete has no request pointer (before 5.19): requests are matched by ring and user_data")
+		}
+	}
 	var attach []string
 	for _, ev := range events {
-		f, err := readFormat(root, ev.name)
+		f, err := formats[ev.name], errs[ev.name]
 		if err == nil {
 			var insns asm.Instructions
 			if insns, err = ev.build(f, uint32(opts.PID)); err == nil {
-				spec.Programs[ev.name] = &ebpf.ProgramSpec{
-					Name:         progName(ev.name),
+				spec.Programs[names[ev.name]] = &ebpf.ProgramSpec{
+					Name:         progName(names[ev.name]),
 					Type:         ebpf.TracePoint,
 					License:      programLic,
 					Instructions: insns,
 				}
-				attach = append(attach, ev.name)
+				attach = append(attach, names[ev.name])
 				continue
 			}
 		}
