@@ -109,8 +109,12 @@ func queued(err error) bool {
 
 // LegacyPool is a group of provided buffers for kernels without buffer
 // rings (IORING_OP_PROVIDE_BUFFERS, Linux 5.7): buffers are handed to the
-// kernel by SQEs rather than through shared memory. It tracks ids the same
-// way BufPool does. The buffers live off the Go heap; Close unmaps them
+// kernel by SQEs rather than through shared memory, SQEs the caller gets,
+// submits and reaps itself. It tracks ids the same way BufPool does.
+// (BufPool uses the same mechanism by itself where the kernel has no
+// buffer rings, queueing the SQEs on its ring: prefer it.) Build the
+// requests that select from the group with Select, which writes the
+// buffer size as the length where the kernel needs it (before 5.19). The buffers live off the Go heap; Close unmaps them
 // once no id is out, so call it only once no request can select from the
 // group (after a RemoveAll SQE completed, or the ring is closed).
 //
