@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -90,7 +92,7 @@ func TestFilesErrors(t *testing.T) {
 	files, err := reg.RegisterFiles(r, []int{rd, reg.Empty}, nil)
 	require.NoError(t, err)
 	// A second table: the kernel says EBUSY, explained.
-	_, err = reg.RegisterSparseFiles(r, 4)
+	_, err = reg.RegisterFiles(r, []int{rd}, nil)
 	var re *reg.Error
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, sys.RegisterFiles2, re.Op)
@@ -110,24 +112,44 @@ func TestFilesErrors(t *testing.T) {
 
 	require.NoError(t, files.Unregister())
 	require.ErrorContains(t, files.Unregister(), "already unregistered")
-	// Nothing registered: the kernel refuses any range, explained.
-	err = files.SetAllocRange(0, 0)
-	require.NoError(t, err, "an empty range fits an empty table")
-	err = reg.SetAllocRangeUnchecked(r, 0, 1)
-	require.ErrorIs(t, err, unix.EINVAL)
-	require.ErrorContains(t, err, "REGISTER_FILE_ALLOC_RANGE")
-	require.ErrorContains(t, err, "runs past the file table")
+	// Nothing registered: the kernel refuses any range, explained
+	// (IORING_REGISTER_FILE_ALLOC_RANGE, 6.0).
+	if has(t, uring.SupportsRegisterOp(sys.RegisterFileAllocRange)) {
+		err = files.SetAllocRange(0, 0)
+		require.NoError(t, err, "an empty range fits an empty table")
+		err = reg.SetAllocRangeUnchecked(r, 0, 1)
+		require.ErrorIs(t, err, unix.EINVAL)
+		require.ErrorContains(t, err, "REGISTER_FILE_ALLOC_RANGE")
+		require.ErrorContains(t, err, "runs past the file table")
+	} else {
+		require.ErrorIs(t, files.SetAllocRange(0, 0), uring.ErrUnsupported)
+	}
 	// The same ring through a raw fd target.
-	other, err := reg.RegisterSparseFiles(reg.FdTarget(r.Fd()), 1)
+	other, err := reg.RegisterFiles(reg.FdTarget(r.Fd()), []int{reg.Empty}, nil)
 	require.NoError(t, err)
 	require.NoError(t, other.Unregister())
 }
 
+// A table of empty slots, made sparse (IORING_RSRC_REGISTER_SPARSE, 5.19)
+// or from Empty fds (every kernel).
 func TestFilesSparseUpdateSkipAndTags(t *testing.T) {
-	r := newRing(t, 8)
+	t.Run("sparse", func(t *testing.T) {
+		testutil.Require(t, uring.Supports(uring.CapSparseFiles))
+		r := newRing(t, 8)
+		files, err := reg.RegisterSparseFiles(r, 4)
+		require.NoError(t, err)
+		updateSkipAndTags(t, r, files)
+	})
+	t.Run("empty-fds", func(t *testing.T) {
+		r := newRing(t, 8)
+		files, err := reg.RegisterFiles(r, []int{reg.Empty, reg.Empty, reg.Empty, reg.Empty}, nil)
+		require.NoError(t, err)
+		updateSkipAndTags(t, r, files)
+	})
+}
+
+func updateSkipAndTags(t *testing.T, r *uring.Ring, files *reg.Files) {
 	rd, wr := pipe(t)
-	files, err := reg.RegisterSparseFiles(r, 4)
-	require.NoError(t, err)
 	n, err := files.Update(1, []int{rd, wr}, []uint64{0x1111, 0x2222})
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
@@ -201,6 +223,7 @@ func TestFilesUpdateWhileInFlight(t *testing.T) {
 }
 
 func TestFilesAllocRange(t *testing.T) {
+	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterFileAllocRange))
 	r := newRing(t, 8)
 	files, err := reg.RegisterSparseFiles(r, 8)
 	require.NoError(t, err)
@@ -229,6 +252,7 @@ func TestFilesAllocRange(t *testing.T) {
 }
 
 func TestFixedFdInstall(t *testing.T) {
+	testutil.Require(t, uring.SupportsOp(sys.OpFixedFdInstall))
 	r := newRing(t, 8)
 	rd, wr := pipe(t)
 	files, err := reg.RegisterFiles(r, []int{reg.Empty, wr}, nil)

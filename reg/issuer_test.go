@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sys"
 )
@@ -41,10 +42,12 @@ func TestRegisterOffIssuerThread(t *testing.T) {
 	_, err = reg.Probe(r)
 	require.NoError(t, err, "the submitter may register")
 
-	br, err := reg.RegisterBufRing(r, reg.BufRingConfig{Group: 3, Entries: 8})
+	testutil.Require(t, uring.Supports(uring.CapBufRing))
+	user := !has(t, uring.Supports(uring.CapBufRingMmap))
+	br, err := reg.RegisterBufRing(r, reg.BufRingConfig{Group: 3, Entries: 8, UserMemory: user})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, br.Unregister()) }()
-	_, err = reg.RegisterBufRing(r, reg.BufRingConfig{Group: 3, Entries: 8})
+	_, err = reg.RegisterBufRing(r, reg.BufRingConfig{Group: 3, Entries: 8, UserMemory: user})
 	require.ErrorAs(t, err, &re)
 	require.False(t, re.NotIssuer, "%v", err)
 	require.NotErrorIs(t, err, uring.ErrNotIssuer)
