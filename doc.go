@@ -5,10 +5,15 @@
 // timeouts through IORING_ENTER_EXT_ARG) and reaps completions.
 //
 // Contract:
-//   - A Ring is not safe for concurrent use except Close, which may race
-//     any other call: afterwards every call returns ErrClosed, nothing is
-//     unmapped twice, and a racing access to ring memory cannot fault.
-//     The poll and task packages build safe multi-goroutine access on top.
+//   - A Ring is not safe for concurrent use except Close and PostWake,
+//     which may race any other call. The Ring's lifetime is a reference
+//     count held by every syscall on it: Close wakes calls sleeping in the
+//     kernel (a CQE posted from outside the ring, or, on kernels without
+//     MSG_RING and for rings no CQE can reach, a signal to the waiting
+//     thread) and returns once the last of them has left, the fd closed;
+//     afterwards every call returns ErrClosed, nothing is unmapped twice,
+//     and a racing access to ring memory cannot fault. The poll and task
+//     packages build safe multi-goroutine access on top.
 //   - SINGLE_ISSUER, DEFER_TASKRUN and a registered ring fd tie the ring
 //     to one OS thread: create and use such a ring from a goroutine that
 //     called runtime.LockOSThread.
