@@ -15,8 +15,8 @@ import (
 )
 
 // fakeProbes makes the probes lacks asks answer "missing" for the given
-// register opcodes and capabilities (as an older kernel would), and the
-// real answer otherwise.
+// register opcodes and capabilities (as an older kernel would) and "yes"
+// for everything else, whatever the kernel running the test.
 func fakeProbes(t *testing.T, ops map[sys.RegisterOp]string, caps map[uring.Capability]bool) {
 	t.Helper()
 	oldOp, oldCap := supportsRegisterOp, supports
@@ -25,14 +25,34 @@ func fakeProbes(t *testing.T, ops map[sys.RegisterOp]string, caps map[uring.Capa
 		if since, ok := ops[op]; ok {
 			return &uring.UnsupportedError{Feature: "register opcode " + uring.RegisterOpName(op), MinimumVersion: since, Kernel: "5.10.0-46-amd64", Err: unix.EINVAL}
 		}
-		return oldOp(op)
+		return nil
 	}
 	supports = func(c uring.Capability) error {
 		if caps[c] {
 			return &uring.UnsupportedError{Feature: "capability " + c.CName(), MinimumVersion: c.Since(), Kernel: "6.1.0-31-amd64", Err: unix.EINVAL}
 		}
-		return oldCap(c)
+		return nil
 	}
+}
+
+// A probe that cannot run leaves the EINVAL to the release table: an
+// opcode newer than the kernel is still named with its release.
+func TestWrapProbeFailed(t *testing.T) {
+	oldOp := supportsRegisterOp
+	t.Cleanup(func() { supportsRegisterOp = oldOp })
+	supportsRegisterOp = func(sys.RegisterOp) error { return unix.EMFILE }
+	err := wrap(sys.RegisterBPFFilter, einval) // Linux 7.0
+	if ok, _ := uring.KernelAtLeast(sys.RegisterBPFFilter.Since()); ok {
+		require.NotErrorIs(t, err, uring.ErrUnsupported)
+		return
+	}
+	var ue *uring.UnsupportedError
+	require.ErrorAs(t, err, &ue)
+	require.Equal(t, "register opcode IORING_REGISTER_BPF_FILTER", ue.Feature)
+	require.Equal(t, "7.0", ue.MinimumVersion)
+	require.ErrorIs(t, err, unix.EINVAL)
+	err = wrap(sys.RegisterFiles, einval) // 5.1: every kernel has it
+	require.NotErrorIs(t, err, uring.ErrUnsupported)
 }
 
 var einval = os.NewSyscallError("io_uring_register", unix.EINVAL)
