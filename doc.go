@@ -22,11 +22,19 @@
 //     sqe package documents what each op holds, and the task layer does it
 //     for you.
 //   - Errors: ErrUnsupported (io_uring disabled by kernel.io_uring_disabled,
-//     blocked by seccomp, or a feature this kernel lacks), ErrClosed,
+//     blocked by seccomp, or a feature this kernel lacks; always an
+//     *UnsupportedError that names the feature and the Linux release that
+//     added it), ErrClosed,
 //     ErrSQFull, ErrTimeout; syscall failures are *os.SyscallError wrapping
 //     the errno; a bad option is rejected before any syscall, naming it.
 //   - EINTR never reaches the caller: waits retry with the remaining time.
 //   - No call allocates on the submit and reap paths.
+//
+// What the running kernel supports is public: SupportsOp, SupportsSetupFlag,
+// SupportsFeature, SupportsRegisterOp, SupportsEnterFlag and Supports (for
+// a Capability such as CapMultishotRecv or CapBufRingInc) each answer nil
+// or an *UnsupportedError with the release that added the thing; Probe
+// gives every answer at once (it is what `uringctl probe` prints).
 //
 // On systems other than Linux the package compiles and New returns
 // ErrUnsupported.
