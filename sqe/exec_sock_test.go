@@ -149,7 +149,13 @@ func bundles(t *testing.T, r *uring.Ring, a, b int) {
 	_, err = unix.Write(a, []byte("0123456789"))
 	require.NoError(t, err)
 	c := run(t, r, func(s *sys.SQE) error { return sqe.RecvBundle(s, b, 0, 2, false) })
-	require.Greater(t, c.Res, int32(4), "one CQE spanning more than one buffer")
+	require.GreaterOrEqual(t, c.Res, int32(4), "errno %v", errno(c))
+	// Before 6.15 ("io_uring/net: improve recv bundles") a single-shot
+	// bundle's first receive fills one buffer and leaves the rest in the
+	// socket; since, one CQE spans every buffer the data needs.
+	if spans, err := uring.KernelAtLeast("6.15"); err == nil && spans {
+		require.Greater(t, c.Res, int32(4), "one CQE spanning more than one buffer")
+	}
 	bid, ok := cqe.Buffer(&c)
 	require.True(t, ok)
 	require.Equal(t, uint16(0), bid, "the CQE names the first buffer")
