@@ -8,28 +8,6 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
-// What the running kernel's io_uring supports, each answer with the Linux
-// release that added the thing asked about.
-//
-// Every Supports* function (and Available) answers with the same contract:
-//   - nil: supported (or, for Available, io_uring is usable here);
-//   - an *UnsupportedError (errors.Is(err, ErrUnsupported) and
-//     errors.Is(err, errors.ErrUnsupported) hold): the kernel, or this
-//     process, cannot use it. Its MinimumVersion says which release added
-//     it, or is empty when no release would help (io_uring disabled by
-//     kernel.io_uring_disabled or seccomp, a feature built out of the
-//     kernel, one this package does not know);
-//   - any other error: the probe itself failed (out of memory or fds, for
-//     instance); ask again later.
-//
-// Yes and no answers are cached for the life of the process, failures are
-// not, and neither is "io_uring unavailable" (the sysctl may change). The
-// probes are safe for concurrent use; each makes a small ring of its own
-// (opcodes: IORING_REGISTER_PROBE; setup flags, register opcodes, enter
-// flags and capabilities: try and see), leaves no fd or mapping behind, and
-// runs on a locked OS thread. On systems other than Linux every answer is
-// an *UnsupportedError for "io_uring".
-
 // UnsupportedError is the one error for a feature the kernel (or this
 // process) lacks. Its fields:
 //
@@ -52,6 +30,25 @@ import (
 type UnsupportedError = feature.UnsupportedError
 
 // Supports reports whether the kernel has capability c (see Capability).
+//
+// Every Supports* function (and Available) answers with the same contract:
+//   - nil: supported (or, for Available, io_uring is usable here);
+//   - an *UnsupportedError (errors.Is(err, ErrUnsupported) and
+//     errors.Is(err, errors.ErrUnsupported) hold): the kernel, or this
+//     process, cannot use it. Its MinimumVersion says which release added
+//     it, or is empty when no release would help (io_uring disabled by
+//     kernel.io_uring_disabled or seccomp, a feature built out of the
+//     kernel, one this package does not know);
+//   - any other error: the probe itself failed (out of memory or fds, for
+//     instance); ask again later.
+//
+// Yes and no answers are cached for the life of the process, failures are
+// not, and neither is "io_uring unavailable" (the sysctl may change). The
+// probes are safe for concurrent use; each makes a small ring of its own
+// (opcodes: IORING_REGISTER_PROBE; setup flags, register opcodes, enter
+// flags and capabilities: try and see), leaves no fd or mapping behind, and
+// runs on a locked OS thread. On systems other than Linux every answer is
+// an *UnsupportedError for "io_uring".
 func Supports(c Capability) error { return feature.Cap(feature.Capability(c)) }
 
 // SupportsOp reports whether the kernel supports opcode op, from
