@@ -13,7 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
@@ -284,7 +283,13 @@ func TestNAPI(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, reg.NAPIConfig{BusyPoll: 50 * time.Microsecond, PreferBusyPoll: true}, was)
 
-	require.NoError(t, reg.RegisterNAPI(r, reg.NAPIConfig{BusyPoll: 10 * time.Microsecond, Tracking: reg.NAPIStatic}))
+	// Static tracking and the NAPI opcodes: 6.13.
+	err = reg.RegisterNAPI(r, reg.NAPIConfig{BusyPoll: 10 * time.Microsecond, Tracking: reg.NAPIStatic})
+	if !has(t, uring.Supports(uring.CapNAPIStaticTracking)) {
+		require.ErrorIs(t, err, uring.ErrUnsupported)
+		return
+	}
+	require.NoError(t, err)
 	// Static ids: the kernel tracks whatever id it is given.
 	require.NoError(t, reg.AddNAPIID(r, 1<<30))
 	err = reg.AddNAPIID(r, 1<<30)
@@ -344,14 +349,16 @@ func TestResizeKeepsPendingCQEs(t *testing.T) {
 }
 
 func TestWaitRegion(t *testing.T) {
+	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterMemRegion))
 	_, err := reg.RegisterWaitRegion(newRing(t, 2), 4)
 	require.ErrorIs(t, err, unix.EINVAL, "needs a disabled ring")
 	require.ErrorContains(t, err, "created disabled")
 
 	r, err := uring.New(4, uring.WithDisabled())
 	require.NoError(t, err)
+	defer r.Close()
 	region, err := reg.RegisterWaitRegion(r, 4)
-	requireRegister(t, err, sys.RegisterMemRegion)
+	require.NoError(t, err)
 	require.Equal(t, 4, region.Len())
 	require.NoError(t, r.Enable())
 
@@ -429,15 +436,21 @@ func TestSendMsgRing(t *testing.T) {
 // the release that adds it.
 func TestErrorUnsupported(t *testing.T) {
 	r := newRing(t, 2)
-	op := sys.RegisterBPFFilter // Linux 7.0
-	if ok, _ := feature.KernelAtLeast(op.Since()); ok {
-		t.Skipf("this kernel (%s) has %v", feature.KernelRelease(), op)
+	// The newest register opcode the probe says this kernel lacks.
+	op, found := sys.RegisterOp(0), false
+	for o := sys.RegisterOp(64); o > 0 && !found; o-- {
+		if o.Since() != "" && !has(t, uring.SupportsRegisterOp(o)) {
+			op, found = o, true
+		}
+	}
+	if !found {
+		t.Skip("this kernel has every register opcode sys knows: none is missing")
 	}
 	err := reg.RegisterRaw(r, op)
 	require.ErrorIs(t, err, unix.EINVAL)
 	require.ErrorIs(t, err, uring.ErrUnsupported)
 	require.ErrorIs(t, err, errors.ErrUnsupported)
-	require.ErrorContains(t, err, "REGISTER_BPF_FILTER needs Linux 7.0")
+	require.ErrorContains(t, err, uring.RegisterOpName(op)+" needs Linux "+op.Since())
 	// A known opcode failing for another reason is not "unsupported".
 	err = reg.RegisterRaw(r, sys.UnregisterEventfd)
 	require.ErrorIs(t, err, unix.ENXIO)
