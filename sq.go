@@ -229,7 +229,11 @@ func (r *Ring) WaitSQSpace() error {
 		return nil
 	}
 	for r.SQSpace() == 0 {
-		_, err := r.enter(0, 0, r.enterFlags|sys.EnterSQWait)
+		flags := r.enterFlags | sys.EnterSQWait
+		if r.sqNeedsWakeup() {
+			flags |= sys.EnterSQWakeup // a sleeping SQ thread would never make room
+		}
+		_, err := r.enter(0, 0, flags)
 		if err != nil && !errors.Is(err, syscall.EINTR) {
 			return err
 		}
