@@ -314,3 +314,106 @@ func TestSizeOf(t *testing.T) {
 	require.Equal(t, uintptr(120), SizeOf[Params]())
 	require.Equal(t, uintptr(0), SizeOf[struct{}]())
 }
+
+// TestLayoutNewer pins the structs added from 6.16 on (values from the
+// Linux 7.3 header; TestUAPIHeader checks them, and every other, against a
+// real header when one is at hand).
+func TestLayoutNewer(t *testing.T) {
+	var br BufRing
+	var tr TaskRestriction
+	var qz QueryZcrxInfo
+	var qe QueryZcrxEventInfo
+	var qs QuerySCQInfo
+	var ts IOTimespec
+	var zs ZcrxStats
+	var ed ZcrxEventDesc
+	var zc ZcrxCtrl
+	var fr ZcrxCtrlFlushRQArg
+	var ex ZcrxCtrlExportArg
+	var ae ZcrxCtrlArmEventArg
+	var aa ZcrxCtrlAddAreaArg
+	var bc BPFCtx
+	var bf BPFFilter
+	var bp BPFRegister
+	var mp MockProbe
+	var mc MockCreate
+	checkLayouts(t, []layout{
+		{"io_uring_buf_ring", unsafe.Sizeof(br), 16, unsafe.Alignof(br), 8, []off{
+			{"resv2", unsafe.Offsetof(br.Resv2), 8},
+			{"resv3", unsafe.Offsetof(br.Resv3), 12},
+			{"tail", unsafe.Offsetof(br.Tail), 14},
+		}},
+		{"io_uring_task_restriction", unsafe.Sizeof(tr), 16, unsafe.Alignof(tr), 4, []off{
+			{"nr_res", unsafe.Offsetof(tr.NrRes), 2},
+			{"resv", unsafe.Offsetof(tr.Resv), 4},
+		}},
+		{"io_uring_query_zcrx", unsafe.Sizeof(qz), 40, unsafe.Alignof(qz), 8, []off{
+			{"nr_ctrl_opcodes", unsafe.Offsetof(qz.NrCtrlOpcodes), 16},
+			{"features", unsafe.Offsetof(qz.Features), 20},
+			{"rq_hdr_alignment", unsafe.Offsetof(qz.RqHdrAlignment), 28},
+			{"__resv2", unsafe.Offsetof(qz.Resv2), 32},
+		}},
+		{"io_uring_query_zcrx_event", unsafe.Sizeof(qe), 48, unsafe.Alignof(qe), 8, []off{
+			{"stats_off_alignment", unsafe.Offsetof(qe.StatsOffAlignment), 8},
+			{"__resv2", unsafe.Offsetof(qe.Resv2), 16},
+		}},
+		{"io_uring_query_scq", unsafe.Sizeof(qs), 16, unsafe.Alignof(qs), 8, []off{
+			{"hdr_alignment", unsafe.Offsetof(qs.HdrAlignment), 8},
+		}},
+		{"io_timespec", unsafe.Sizeof(ts), 16, unsafe.Alignof(ts), 8, []off{
+			{"tv_nsec", unsafe.Offsetof(ts.Nsec), 8},
+		}},
+		{"zcrx_stats", unsafe.Sizeof(zs), 16, unsafe.Alignof(zs), 8, []off{
+			{"copy_bytes", unsafe.Offsetof(zs.CopyBytes), 8},
+		}},
+		{"zcrx_event_desc", unsafe.Sizeof(ed), 96, unsafe.Alignof(ed), 8, []off{
+			{"type_mask", unsafe.Offsetof(ed.TypeMask), 8},
+			{"flags", unsafe.Offsetof(ed.Flags), 12},
+			{"stats_offset", unsafe.Offsetof(ed.StatsOffset), 16},
+			{"__resv2", unsafe.Offsetof(ed.Resv2), 24},
+		}},
+		{"zcrx_ctrl", unsafe.Sizeof(zc), 72, unsafe.Alignof(zc), 8, []off{
+			{"op", unsafe.Offsetof(zc.Op), 4},
+			{"__resv", unsafe.Offsetof(zc.Resv), 8},
+			{"zc_export", unsafe.Offsetof(zc.Data), 24},
+		}},
+		{"zcrx_ctrl_flush_rq", unsafe.Sizeof(fr), 48, unsafe.Alignof(fr), 8, nil},
+		{"zcrx_ctrl_export", unsafe.Sizeof(ex), 48, unsafe.Alignof(ex), 4, []off{
+			{"__resv1", unsafe.Offsetof(ex.Resv1), 4},
+		}},
+		{"zcrx_ctrl_arm_event", unsafe.Sizeof(ae), 48, unsafe.Alignof(ae), 4, []off{
+			{"__resv", unsafe.Offsetof(ae.Resv), 4},
+		}},
+		{"zcrx_ctrl_add_area", unsafe.Sizeof(aa), 48, unsafe.Alignof(aa), 8, []off{
+			{"__resv", unsafe.Offsetof(aa.Resv), 8},
+		}},
+		{"io_uring_bpf_ctx", unsafe.Sizeof(bc), 40, unsafe.Alignof(bc), 8, []off{
+			{"opcode", unsafe.Offsetof(bc.Opcode), 8},
+			{"sqe_flags", unsafe.Offsetof(bc.SQEFlags), 9},
+			{"pdu_size", unsafe.Offsetof(bc.PduSize), 10},
+			{"pad", unsafe.Offsetof(bc.Pad), 11},
+			{"socket|open|connect", unsafe.Offsetof(bc.Args), 16},
+		}},
+		{"io_uring_bpf_filter", unsafe.Sizeof(bf), 64, unsafe.Alignof(bf), 8, []off{
+			{"filter_len", unsafe.Offsetof(bf.FilterLen), 8},
+			{"pdu_size", unsafe.Offsetof(bf.PduSize), 12},
+			{"resv", unsafe.Offsetof(bf.Resv), 13},
+			{"filter_ptr", unsafe.Offsetof(bf.FilterPtr), 16},
+			{"resv2", unsafe.Offsetof(bf.Resv2), 24},
+		}},
+		{"io_uring_bpf", unsafe.Sizeof(bp), 72, unsafe.Alignof(bp), 8, []off{
+			{"cmd_flags", unsafe.Offsetof(bp.CmdFlags), 2},
+			{"resv", unsafe.Offsetof(bp.Resv), 4},
+			{"filter", unsafe.Offsetof(bp.Filter), 8},
+		}},
+		{"io_uring_mock_probe", unsafe.Sizeof(mp), 80, unsafe.Alignof(mp), 8, []off{
+			{"__resv", unsafe.Offsetof(mp.Resv), 8},
+		}},
+		{"io_uring_mock_create", unsafe.Sizeof(mc), 128, unsafe.Alignof(mc), 8, []off{
+			{"flags", unsafe.Offsetof(mc.Flags), 4},
+			{"file_size", unsafe.Offsetof(mc.FileSize), 8},
+			{"rw_delay_ns", unsafe.Offsetof(mc.RWDelayNs), 16},
+			{"__resv", unsafe.Offsetof(mc.Resv), 24},
+		}},
+	})
+}
