@@ -239,11 +239,10 @@ func (r *Ring) postWakes(ud uint64, n uint32) error {
 	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(fd), Addr: sys.MsgData, Off: ud}
 	for i := uint32(0); i < n; i++ {
 		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err != nil {
-			// Before 6.13 fd -1 is just a bad fd.
-			if errors.Is(err, syscall.EBADF) {
-				if ue := feature.AsUnsupported(feature.RegisterOp(sys.RegisterSendMsgRing)); ue != nil {
-					return ue
-				}
+			// Before 6.13 fd -1 is a bad fd, or the opcode an unknown one
+			// (EBADF or EINVAL, by kernel): the probe tells.
+			if ue := feature.AsUnsupported(feature.RegisterOp(sys.RegisterSendMsgRing)); ue != nil {
+				return ue
 			}
 			return err
 		}

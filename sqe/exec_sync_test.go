@@ -122,9 +122,14 @@ func TestExecLinks(t *testing.T) {
 	require.Equal(t, int32(4), cs[3].Res)
 	require.Equal(t, unix.ECANCELED, errno(cs[4]))
 
-	// A failing head (a read of the pipe's write end: EBADF) breaks a chain:
-	// followers get ECANCELED; a hard link carries on.
-	failing := func(s *sys.SQE) error { return sqe.Read(s, pw, buf, sqe.CurrentPos) }
+	// A head failing when issued (a recv on an unconnected TCP socket:
+	// ENOTCONN, on every kernel; a failure at prep would cancel even a hard
+	// link on kernels before 6.x) breaks a chain: followers get ECANCELED; a
+	// hard link carries on.
+	unconnected, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	closeLater(t, unconnected)
+	failing := func(s *sys.SQE) error { return sqe.Recv(s, unconnected, buf, 0) }
 	prep(t, r, 5, func(s *sys.SQE) error {
 		if err := failing(s); err != nil {
 			return err
@@ -135,7 +140,7 @@ func TestExecLinks(t *testing.T) {
 	prep(t, r, 6, func(s *sys.SQE) error { sqe.Nop(s); sqe.Link(s); return nil })
 	prep(t, r, 7, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 	cs = byUD(submitWait(t, r, 3))
-	require.Equal(t, unix.EBADF, errno(cs[5]))
+	require.Equal(t, unix.ENOTCONN, errno(cs[5]))
 	require.Equal(t, unix.ECANCELED, errno(cs[6]))
 	require.Equal(t, unix.ECANCELED, errno(cs[7]))
 	prep(t, r, 8, func(s *sys.SQE) error {
@@ -147,7 +152,7 @@ func TestExecLinks(t *testing.T) {
 	})
 	prep(t, r, 9, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 	cs = byUD(submitWait(t, r, 2))
-	require.Equal(t, unix.EBADF, errno(cs[8]))
+	require.Equal(t, unix.ENOTCONN, errno(cs[8]))
 	require.Equal(t, int32(0), cs[9].Res)
 
 	// Drain, Async.
