@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 )
@@ -171,7 +170,7 @@ func rawLoop(b *testing.B, fd, batch int, st Strategy) error {
 	if err := c.setDefaults(); err != nil {
 		return err
 	}
-	r, err := uring.New(c.Entries, c.ringOptions()...)
+	r, err := rawRing(c)
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,9 @@
 package poll
 
 import (
-	"errors"
 	"time"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/sys"
 )
 
 // recancelEvery is how often a closing loop re-issues its cancel while
@@ -18,16 +16,17 @@ const recancelEvery = 50 * time.Millisecond
 const fatalGiveUp = 2 * time.Second
 
 // Close stops the loop: queued requests fail with uring.ErrClosed,
-// everything in flight is cancelled (ASYNC_CANCEL with CANCEL_ANY|ALL),
-// every CQE is waited for, so no memory is released under the kernel, then
-// the ring is closed and the loop's thread unlocked. Waiting Do callers and
-// Go callbacks get uring.ErrClosed; loop-thread handlers get their CQEs
-// (-ECANCELED mostly). Close returns the ring's close error, or the error
-// that stopped the loop. A second Close returns uring.ErrClosed once the
-// first has finished. Called on the loop thread (from a handler), Close
-// only starts the shutdown and returns nil.
+// everything in flight is cancelled (ASYNC_CANCEL with CANCEL_ANY|ALL, or
+// one by one before 5.19), every CQE is waited for, so no memory is
+// released under the kernel, then the ring is closed and the loop's thread
+// unlocked. Waiting Do callers and Go callbacks get uring.ErrClosed;
+// loop-thread handlers get their CQEs (-ECANCELED mostly). Close returns
+// the ring's close error, or the error that stopped the loop (a
+// *HandlerError when a handler panicked). A second Close returns
+// uring.ErrClosed once the first has finished. Called on the loop thread
+// (from a handler), Close only starts the shutdown and returns nil.
 func (l *Loop) Close() error {
-	if l.stop.Swap(true) {
+	if !l.c.Stop() {
 		if !l.onLoop() {
 			<-l.done
 		}
@@ -36,7 +35,6 @@ func (l *Loop) Close() error {
 	if l.onLoop() {
 		return nil
 	}
-	l.wake()
 	<-l.done
 	return l.closeErr
 }
@@ -51,29 +49,15 @@ func (l *Loop) beginClose() {
 	}
 	l.closing = true
 	l.closeStart = time.Now()
-	l.stop.Store(true)
+	l.c.Stop()
 	l.cancelAll()
 }
 
-// cancelAll cancels every request in the ring (IORING_ASYNC_CANCEL_ANY,
-// 5.19; the CQE of an older kernel's EINVAL switches to cancelling slot by
-// slot).
+// cancelAll cancels every request in the ring.
 func (l *Loop) cancelAll() {
 	l.cancelAt = time.Now()
-	if l.cancelEach {
-		for i := range l.slots {
-			if l.slots[i].gen&1 != 0 { // in flight
-				if l.cancelSQE(uint64(token(uint32(i), l.slots[i].gen)), 0) != nil {
-					return
-				}
-			}
-		}
-		if l.pipeArmed {
-			_ = l.cancelSQE(udPipe, 0)
-		}
-		return
-	}
-	if l.cancelSQE(0, sys.AsyncCancelAny|sys.AsyncCancelAll) != nil {
+	l.st.Cancels++
+	if !l.c.CancelAll() {
 		l.cancelAt = time.Time{} // SQ full: retry next round
 	}
 }
@@ -81,11 +65,12 @@ func (l *Loop) cancelAll() {
 // shutdownStep runs once per loop round while closing; true when every
 // CQE is in and the queue is closed.
 func (l *Loop) shutdownStep() bool {
-	if l.inflight == 0 && !l.pipeArmed && len(l.backlog) == 0 {
+	if l.c.Quiet() && len(l.backlog) == 0 {
 		l.closeQueue()
 		return true
 	}
-	if l.fatal != nil && time.Since(l.closeStart) > fatalGiveUp {
+	if _, handler := l.fatal.(*HandlerError); l.fatal != nil && !handler && time.Since(l.closeStart) > fatalGiveUp {
+		// The ring failed: its CQEs may never come.
 		l.closeQueue()
 		return true
 	}
@@ -97,12 +82,7 @@ func (l *Loop) shutdownStep() bool {
 
 // closeQueue refuses new messages and fails the ones still queued.
 func (l *Loop) closeQueue() {
-	l.mu.Lock()
-	l.qclosed = true
-	rest := l.queue
-	l.queue = nil
-	l.mu.Unlock()
-	for _, m := range rest {
+	for _, m := range l.c.CloseInbox() {
 		l.handle(m)
 	}
 }
@@ -111,16 +91,10 @@ func (l *Loop) closeQueue() {
 // registered fd) and releases the waiters of Close.
 func (l *Loop) finish() {
 	l.final = l.snapshot()
-	l.kickMu.Lock()
-	l.kickOK = false
-	l.kickMu.Unlock()
-	err := l.ring.Close()
-	l.closePipe()
-	if l.efd != nil {
-		_ = l.efd.Close() // the ring dropped its reference when it closed
-	}
+	l.closeQueue() // posts that raced the end
+	err := l.c.closeRing()
 	l.closeErr = l.fatal
-	if l.closeErr == nil && err != nil && !errors.Is(err, uring.ErrClosed) {
+	if l.closeErr == nil {
 		l.closeErr = err
 	}
 	l.owner.Store(0) // the thread is unlocked next and may run anything

@@ -85,8 +85,6 @@ type Config struct {
 	// Slots is the initial number of operation slots (default 1024); the
 	// table grows when more operations are in flight.
 	Slots int
-
-	wakePipe bool // tests: use the pipe wakeup even where MSG_RING works
 }
 
 // ConfigError names the Config field New rejected.
@@ -148,12 +146,11 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
-// ringOptions returns the options the strategy needs, then the caller's.
-func (c *Config) ringOptions() []uring.Option {
+// coreConfig returns the Core the strategy needs: its ring options, then
+// the caller's; SINGLE_ISSUER|DEFER_TASKRUN, SUBMIT_ALL and the registered
+// ring fd where the kernel has them.
+func (c *Config) coreConfig() CoreConfig {
 	var o []uring.Option
-	if c.CQEntries != 0 {
-		o = append(o, uring.WithCQSize(c.CQEntries))
-	}
 	switch c.Strategy {
 	case IOPoll:
 		o = append(o, uring.WithIOPoll())
@@ -162,16 +159,17 @@ func (c *Config) ringOptions() []uring.Option {
 	case SQPoll:
 		o = append(o, uring.WithSQPoll(c.SQPollIdle))
 	}
-	if c.Strategy != SQPoll && !c.NoDeferTaskrun {
-		o = append(o, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
-		if c.Strategy == Park {
-			// IORING_SQ_TASKRUN says when deferred completions wait for an
-			// enter, so the reap path runs them without entering blindly.
-			o = append(o, uring.WithTaskrunFlag())
-		}
+	iopoll := c.Strategy == IOPoll || c.Strategy == HybridIOPoll
+	return CoreConfig{
+		Entries:   c.Entries,
+		CQEntries: c.CQEntries,
+		Options:   append(o, c.Options...),
+		// SQPOLL excludes DEFER_TASKRUN.
+		DeferTaskrun: c.Strategy != SQPoll && !c.NoDeferTaskrun,
+		SubmitAll:    true,
+		RegisterRing: true,
+		NetPark:      c.Strategy == Park,
+		KernelWake:   c.Strategy != Park && !iopoll,
+		Slots:        c.Slots,
 	}
-	// The loop's thread never changes, so the registered ring fd is valid
-	// for every enter it makes.
-	o = append(o, uring.WithSubmitAll(), uring.WithRegisteredRingFd())
-	return append(o, c.Options...)
 }

@@ -103,7 +103,7 @@ func rawCount(fd, batch int, st Strategy, n int) error {
 			done <- err
 			return
 		}
-		r, err := uring.New(c.Entries, c.ringOptions()...)
+		r, err := rawRing(c)
 		if err != nil {
 			done <- err
 			return
@@ -275,7 +275,7 @@ func newRawRunner(st Strategy) (*rawRunner, error) {
 			errc <- err
 			return
 		}
-		r, err := uring.New(c.Entries, c.ringOptions()...)
+		r, err := rawRing(c)
 		errc <- err
 		if err != nil {
 			return

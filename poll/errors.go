@@ -4,6 +4,7 @@ package poll
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
@@ -36,4 +37,19 @@ func resultErr(op sys.Op, res int32, iopoll bool) error {
 		return nil
 	}
 	return &OpError{Op: op, Errno: unix.Errno(-res), IOPoll: iopoll}
+}
+
+// HandlerError is the error Close returns when a Handler or a Go callback
+// panicked (Value) or called runtime.Goexit (t.FailNow in a test): the
+// loop shut down, as it does when its ring fails.
+type HandlerError struct {
+	Value  any
+	Goexit bool
+}
+
+func (e *HandlerError) Error() string {
+	if e.Goexit {
+		return "poll: a handler called runtime.Goexit on the loop thread; the loop shut down"
+	}
+	return fmt.Sprintf("poll: a handler panicked on the loop thread: %v; the loop shut down", e.Value)
 }

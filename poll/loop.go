@@ -4,9 +4,7 @@ package poll
 
 import (
 	"errors"
-	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,11 +15,13 @@ import (
 
 const einval = syscall.EINVAL
 
-// Loop is a completion loop that owns one Ring on one locked OS thread.
-// Its exported methods are safe for concurrent use except Prep, Cancel,
-// InFlight and Ring, which belong to the loop thread (handlers and Run).
+// Loop is a completion loop that owns one Ring on one locked OS thread,
+// through a Core. Its exported methods are safe for concurrent use except
+// Prep, Start, Cancel, InFlight and Ring, which belong to the loop thread
+// (handlers and Run).
 type Loop struct {
 	cfg      Config
+	c        *Core[msg]
 	ring     *uring.Ring
 	tid      int
 	iopoll   bool
@@ -29,11 +29,7 @@ type Loop struct {
 	strategy Strategy
 
 	// Loop-thread state.
-	slots      []slot
-	freeHead   uint32 // first free slot, or noSlot
-	cqes       []sys.CQE
-	inflight   int
-	local      []msg // messages taken from the queue
+	local      []msg // messages taken from the inbox
 	backlog    []msg // taken, waiting for SQ space
 	unflushed  int   // SQEs prepared since the last Submit (SQPOLL)
 	spins      int
@@ -41,49 +37,21 @@ type Loop struct {
 	st         Stats
 	closing    bool
 	cancelAt   time.Time
-	cancelEach bool
 	closeStart time.Time
 	fatal      error
 	batchWait  bool // WaitBatch > 1 with IORING_FEAT_MIN_TIMEOUT: waitMin
 	plainWait  bool // Block's submit-and-wait may wait for 1 CQE without a timeout
 	waitTs     sys.Timespec
 	waitArg    sys.GeteventsArg
-	pipeArmed  bool
-	wakeBuf    [64]byte
-	efdBuf     [8]byte
 
 	// Shared with other goroutines.
-	mu       sync.Mutex
-	queue    []msg
-	qclosed  bool
-	hasWork  atomic.Uint32
-	sleeping state32
-	parkCh   chan struct{}
-	stop     atomic.Bool
-	done     chan struct{}
-	closeErr error
-	final    Stats
-
-	kickMu    sync.RWMutex
-	kickOK    bool
-	kickSQE   sys.SQE  // MSG_RING posting udWake, sent ring-less
-	usePipe   bool     // wake through the pipe instead
-	pipeR     *os.File // read end, armed in the ring
-	pipeRFd   int
-	pipeW     *os.File
-	efd       *os.File     // Park: the eventfd registered with the ring
+	started   chan struct{} // closed once c is set (or New failed)
+	done      chan struct{}
+	closeErr  error
+	final     Stats
 	owner     atomic.Int64 // the loop thread's tid while the loop runs, else 0
-	kicks     atomic.Uint64
 	violation atomic.Int64 // ring calls off the loop thread (checkThread)
 }
-
-// sleeping states.
-const (
-	awake       = 0
-	sleepKernel = 1 // in io_uring_enter: wake with a CQE
-	sleepPark   = 2 // parked on parkCh
-	sleepEfd    = 3 // Park: parked on the eventfd, with operations in flight
-)
 
 // checkThread makes every ring call check that it runs on the loop's
 // thread (tests set it).
@@ -100,7 +68,6 @@ func New(cfg Config) (*Loop, error) {
 		strategy: cfg.Strategy,
 		iopoll:   cfg.Strategy == IOPoll || cfg.Strategy == HybridIOPoll,
 		sqpoll:   cfg.Strategy == SQPoll,
-		parkCh:   make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
 	errc := make(chan error, 1)
@@ -120,67 +87,58 @@ func (l *Loop) run(errc chan<- error) {
 		return
 	}
 	errc <- nil
+	defer l.finish()
+	l.runGuarded()
+}
+
+// runGuarded runs the loop; a handler or Go callback that panics or calls
+// runtime.Goexit (a failed require in a test) becomes the loop's fatal
+// error: the loop shuts down as after a ring failure (every CQE is still
+// waited for, since memory may be lent out), and Close returns that error
+// instead of waiting for a goroutine that is gone.
+func (l *Loop) runGuarded() {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		if p := recover(); p != nil {
+			l.setFatal(&HandlerError{Value: p})
+		} else {
+			l.setFatal(&HandlerError{Goexit: true})
+		}
+		l.beginClose()
+		l.runGuarded() // inside the deferred call: a Goexit cannot be stopped, only outlasted
+	}()
 	l.loop()
-	l.finish()
+	returned = true
+}
+
+func (l *Loop) setFatal(err error) {
+	if l.fatal == nil {
+		l.fatal = err
+	}
 }
 
 // start creates the ring and the wakeup path, on the loop thread.
 func (l *Loop) start() error {
 	l.tid = sys.Gettid()
 	l.owner.Store(int64(l.tid))
-	r, err := uring.New(l.cfg.Entries, l.cfg.ringOptions()...)
+	c, err := NewCore[msg](l.cfg.coreConfig())
 	if err != nil {
 		if l.cfg.Strategy == HybridIOPoll && errors.Is(err, syscall.EINVAL) {
 			return errors.Join(uring.ErrUnsupported, err)
 		}
 		return err
 	}
-	l.ring = r
-	l.cqes = make([]sys.CQE, r.CQEntries())
-	l.slots, l.freeHead = nil, noSlot
-	for len(l.slots) < l.cfg.Slots {
-		l.grow()
-	}
+	l.c, l.ring = c, c.Ring()
 	l.st.Strategy = l.strategy.String()
-	l.batchWait = l.cfg.WaitBatch > 1 && r.Features()&sys.FeatMinTimeout != 0 && r.Fd() >= 0
+	r := l.ring
+	l.batchWait = l.cfg.WaitBatch > 1 && r.Features()&sys.FeatMinTimeout != 0 && r.Fd() >= 0 && l.strategy != Park
 	if l.cfg.WaitBatch > 1 && !l.batchWait {
 		l.cfg.WaitBatch = 1 // no min-timeout: never hold a ready CQE back
 	}
 	l.plainWait = l.cfg.WaitBatch <= 1 && !l.sqpoll
-	if l.strategy == Park {
-		l.batchWait = false
-		if err := l.startPark(); err != nil {
-			_ = r.Close()
-			return err
-		}
-		return nil
-	}
-	if l.iopoll {
-		return nil // never sleeps in the kernel: parked loops are woken in Go
-	}
-	l.kickSQE = sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(r.Fd()), Addr: sys.MsgData, Off: udWake}
-	l.kickOK = true
-	if !l.cfg.wakePipe {
-		// Probe IORING_REGISTER_SEND_MSG_RING (6.13) on our own ring.
-		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &l.kickSQE, 1); err == nil {
-			return nil
-		}
-	}
-	l.usePipe = true
-	if l.pipeR, l.pipeW, err = os.Pipe(); err != nil {
-		_ = r.Close()
-		return err
-	}
-	rc, err := l.pipeR.SyscallConn()
-	if err == nil {
-		err = rc.Control(func(fd uintptr) { l.pipeRFd = int(fd) })
-	}
-	if err != nil {
-		l.closePipe()
-		_ = r.Close()
-		return err
-	}
-	l.armPipe()
 	return nil
 }
 
@@ -188,14 +146,12 @@ func (l *Loop) start() error {
 // dispatches, then submits what the handlers prepared at once (one enter
 // both submits and, under Block, waits), without polling the CQ again.
 func (l *Loop) loop() {
+	c := l.c
 	for {
-		if l.usePipe && !l.pipeArmed && !l.closing {
-			l.armPipe()
-		}
-		if len(l.backlog) != 0 || l.hasWork.Load() != 0 {
+		if len(l.backlog) != 0 || c.HasWork() {
 			l.takeWork()
 		}
-		if !l.closing && l.stop.Load() {
+		if !l.closing && c.Stopping() {
 			l.beginClose()
 		}
 		if l.closing && l.shutdownStep() {
@@ -222,7 +178,7 @@ func (l *Loop) loop() {
 			l.waitSQSpace()
 			continue
 		}
-		if l.inflight == 0 && !l.closing && len(l.backlog) == 0 {
+		if c.InFlight() == 0 && !l.closing && len(l.backlog) == 0 {
 			// Idle. Spin and Hybrid keep spinning for new work (it arrives
 			// without a wakeup), then park.
 			if (l.strategy == Spin || l.strategy == Hybrid) && l.spinOn() {
@@ -278,38 +234,23 @@ func (l *Loop) needSubmit() bool {
 	return l.unflushed > 0 || l.ring.SQReady() > 0
 }
 
-// reap copies ready CQEs out of the ring and dispatches them. With the
-// CQ empty it enters to flush only when the kernel flags CQ overflow or
-// deferred task work (on IOPOLL rings, only for overflow: enterIOPoll
-// polls the device, submitting too).
+// reap dispatches the ready CQEs (flushing overflow and deferred work when
+// the kernel flags them) and counts the flushing enters.
 func (l *Loop) reap() int {
 	if checkThread {
 		l.assertThread()
 	}
-	if l.ring.CQReady() == 0 && !l.flushCQ() {
-		return 0
+	if l.ring.CQReady() == 0 {
+		f := l.ring.SQFlags()
+		if f&sys.SQCQOverflow == 0 && (l.iopoll || f&sys.SQTaskrun == 0) {
+			return 0
+		}
+		l.st.Enters++ // the reap enters with GETEVENTS to flush
+		if f&sys.SQCQOverflow != 0 {
+			l.st.OverflowFlushes++
+		}
 	}
-	n := l.ring.Reap(l.cqes)
-	if n == 0 {
-		return 0
-	}
-	l.st.Reaps++
-	l.dispatch(l.cqes[:n])
-	return n
-}
-
-// flushCQ reports whether an empty CQ needs Reap's flushing enter, and
-// counts it.
-func (l *Loop) flushCQ() bool {
-	f := l.ring.SQFlags()
-	if f&sys.SQCQOverflow == 0 && (l.iopoll || f&sys.SQTaskrun == 0) {
-		return false
-	}
-	l.st.Enters++ // Reap enters with GETEVENTS to flush
-	if f&sys.SQCQOverflow != 0 {
-		l.st.OverflowFlushes++
-	}
-	return true
+	return l.c.Reap()
 }
 
 // submit publishes prepared SQEs (with SQPOLL it enters only to wake the
@@ -363,9 +304,7 @@ func (l *Loop) submitAndWait() {
 	if checkThread {
 		l.assertThread()
 	}
-	l.sleeping.Store(sleepKernel)
-	if l.hasWork.Load() != 0 || l.stop.Load() {
-		l.setAwake()
+	if !l.c.BeginKernelSleep() {
 		l.submit()
 		return
 	}
@@ -374,17 +313,11 @@ func (l *Loop) submitAndWait() {
 	l.st.Waits++
 	l.st.Enters++
 	_, err := l.ring.SubmitAndWait(1)
-	l.setAwake()
+	l.c.EndSleep()
 	if err != nil {
 		l.enterErr(err)
 	}
 }
-
-// setAwake ends a kernel wait. A release store is enough (a plain MOV on
-// amd64, not sync/atomic's XCHG): a waker that still reads sleepKernel
-// only sends a spare wakeup CQE; going to sleep is what needs the full
-// barrier (the Store of sleepKernel before the loads of hasWork and stop).
-func (l *Loop) setAwake() { l.sleeping.StoreRelease(awake) }
 
 // waitKernel submits what is prepared and sleeps in the kernel until a CQE
 // arrives, a wakeup is posted, or WaitTimeout passes.
@@ -395,11 +328,7 @@ func (l *Loop) waitKernel() {
 	if l.sqpoll && l.unflushed > 0 {
 		l.submit()
 	}
-	l.sleeping.Store(sleepKernel)
-	// Pairs with enqueue's hasWork store then sleeping load: one of us sees
-	// the other (both sequentially consistent).
-	if l.hasWork.Load() != 0 || (l.stop.Load() && !l.closing) {
-		l.setAwake()
+	if !l.c.BeginKernelSleep() {
 		if l.needSubmit() {
 			l.submit()
 		}
@@ -420,41 +349,50 @@ func (l *Loop) waitKernel() {
 	l.st.BlockNanos += int64(time.Since(t0))
 	l.st.Waits++
 	l.st.Enters++
-	l.setAwake()
+	l.c.EndSleep()
 	if err != nil && !errors.Is(err, uring.ErrTimeout) {
 		l.enterErr(err)
 	}
 }
 
-// waitSQSpace waits for the SQ thread to consume SQEs
-// (IORING_ENTER_SQ_WAIT, 5.10) when requests wait for room. The Ring has
-// no call for it, so the loop enters itself (its thread owns the ring).
+// waitSQSpace waits for the SQ thread to consume SQEs when requests wait
+// for room.
 func (l *Loop) waitSQSpace() {
 	if checkThread {
 		l.assertThread()
 	}
 	l.st.Enters++
-	flags := sys.EnterSQWait
-	if l.ring.SQFlags()&sys.SQNeedWakeup != 0 {
-		flags |= sys.EnterSQWakeup
-	}
-	if _, err := sys.Enter(l.ring.Fd(), 0, 0, flags); err != nil && !errors.Is(err, syscall.EINTR) {
+	if err := l.ring.WaitSQSpace(); err != nil && !errors.Is(err, syscall.EINTR) {
 		l.enterErr(err)
 	}
 }
 
 // park sleeps in Go until work arrives (nothing is in flight).
 func (l *Loop) park() {
-	l.sleeping.Store(sleepPark)
-	if l.hasWork.Load() != 0 || l.stop.Load() {
-		l.setAwake()
-		return
+	t0 := time.Now()
+	l.c.ParkIdle()
+	l.st.ParkNanos += int64(time.Since(t0))
+}
+
+// waitPark is Park's wait: it parks the loop goroutine in Go's netpoller
+// on the ring's eventfd until a completion, a wakeup or the timeout (see
+// Core.ParkNetpoll for the order that avoids a lost wakeup).
+func (l *Loop) waitPark() {
+	if checkThread {
+		l.assertThread()
+	}
+	timeout := l.cfg.WaitTimeout
+	if l.closing {
+		timeout = min(timeout, recancelEvery)
 	}
 	t0 := time.Now()
-	<-l.parkCh
-	l.st.ParkNanos += int64(time.Since(t0))
-	l.st.Parks++
-	l.setAwake()
+	l.st.Enters++
+	err := l.c.ParkNetpoll(timeout)
+	l.st.BlockNanos += int64(time.Since(t0))
+	l.st.Waits++
+	if err != nil {
+		l.enterErr(err)
+	}
 }
 
 // enterErr handles an error from io_uring_enter: EAGAIN/EBUSY mean reap
@@ -464,9 +402,7 @@ func (l *Loop) enterErr(err error) {
 		l.st.Busy++
 		return
 	}
-	if l.fatal == nil {
-		l.fatal = err
-	}
+	l.setFatal(err)
 	l.beginClose()
 }
 
@@ -483,4 +419,4 @@ func (l *Loop) assertThread() {
 func (l *Loop) Ring() *uring.Ring { return l.ring }
 
 // InFlight returns how many operations hold a slot (loop thread only).
-func (l *Loop) InFlight() int { return l.inflight }
+func (l *Loop) InFlight() int { return l.c.InFlight() }

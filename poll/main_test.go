@@ -42,3 +42,10 @@ func prepNop(s *sys.SQE) error {
 	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1}
 	return nil
 }
+
+// rawRing makes the ring a loop with config c would own (for raw
+// baselines that must run on the same ring).
+func rawRing(c Config) (*uring.Ring, error) {
+	cc := c.coreConfig()
+	return newCoreRing(&cc)
+}

@@ -35,7 +35,7 @@ func (l *Loop) Prep(h Handler, prep func(*sys.SQE) error) (Token, error) {
 	if err := prepared(s, prep(s)); err != nil {
 		return 0, err
 	}
-	t := l.acquire(h)
+	t := l.c.Acquire(h)
 	s.UserData = uint64(t)
 	return t, nil
 }
@@ -68,18 +68,7 @@ func (l *Loop) Start(op Op) (Token, error) {
 	if err := prepared(s, op.Prep(s)); err != nil {
 		return 0, err
 	}
-	idx := l.freeHead
-	if idx == noSlot {
-		l.grow()
-		idx = l.freeHead
-	}
-	sl := &l.slots[idx]
-	l.freeHead = sl.next
-	gen := (sl.gen + 1) & genMask // odd: in flight
-	sl.gen = gen
-	sl.op = op
-	l.inflight++
-	t := token(idx, gen)
+	t := l.c.AcquireOp(op)
 	s.UserData = uint64(t)
 	return t, nil
 }
@@ -92,7 +81,7 @@ func (l *Loop) Cancel(t Token) error {
 	if checkThread && sys.Gettid() != l.tid {
 		return ErrNotLoopThread
 	}
-	if l.lookup(t) == nil {
+	if !l.c.InFlightToken(t) {
 		return nil
 	}
 	return l.cancelSQE(uint64(t), 0)
@@ -147,6 +136,6 @@ func prepared(s *sys.SQE, err error) error {
 		}
 		err = feature.Op(op)
 	}
-	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: udIgnore}
+	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: IgnoreUserData}
 	return err
 }

@@ -183,34 +183,15 @@ func (l *Loop) Run(fn func()) error {
 // loop runs, its goroutine is the only one its locked thread runs).
 func (l *Loop) onLoop() bool { return int64(sys.Gettid()) == l.owner.Load() }
 
-// enqueue appends m to the loop's queue and wakes the loop if it sleeps.
-func (l *Loop) enqueue(m msg) error {
-	l.mu.Lock()
-	if l.qclosed {
-		l.mu.Unlock()
-		return uring.ErrClosed
-	}
-	l.queue = append(l.queue, m)
-	l.hasWork.Store(1)
-	l.mu.Unlock()
-	l.wake()
-	return nil
-}
+// enqueue hands m to the loop and wakes it if it sleeps.
+func (l *Loop) enqueue(m msg) error { return l.c.Post(m) }
 
-// takeWork moves queued messages onto the ring (loop thread). Messages
+// takeWork moves posted messages onto the ring (loop thread). Messages
 // that find the SQ full wait in the backlog for the next round.
 func (l *Loop) takeWork() {
-	if len(l.backlog) == 0 && l.hasWork.Load() == 0 {
-		return
-	}
-	if l.hasWork.Load() != 0 {
-		l.hasWork.Store(0)
-		l.mu.Lock()
-		l.local, l.queue = l.queue, l.local[:0]
-		l.mu.Unlock()
-		l.backlog = append(l.backlog, l.local...)
-		clear(l.local)
-		l.local = l.local[:0]
+	if msgs := l.c.Take(); len(msgs) > 0 {
+		l.backlog = append(l.backlog, msgs...)
+		clear(msgs)
 	}
 	i := 0
 	for ; i < len(l.backlog); i++ {
@@ -238,7 +219,7 @@ func (l *Loop) handle(m msg) bool {
 		*r.stats = l.snapshot()
 		r.done <- struct{}{}
 	case msgCancel:
-		if s := l.lookup(r.tok); s != nil && s.h == Handler(r) {
+		if s := l.c.lookup(r.tok); s != nil && s.h == Handler(r) {
 			if l.cancelSQE(uint64(r.tok), 0) != nil {
 				return false
 			}
@@ -261,7 +242,7 @@ func (l *Loop) handle(m msg) bool {
 			return true
 		}
 		r.op = s.Opcode
-		r.tok = l.acquire(r)
+		r.tok = l.c.Acquire(r)
 		s.UserData = uint64(r.tok)
 		l.st.Requests++
 	}

@@ -2,9 +2,12 @@
 
 package poll
 
-import "github.com/pure-uring/uring/sys"
+import (
+	"github.com/pure-uring/uring/sys"
+	"golang.org/x/sys/unix"
+)
 
-// Handler receives the CQEs of one operation, on the loop thread. c is
+// Handler receives the CQEs of one operation, on the owner's thread. c is
 // valid only during the call. A multishot operation's handler gets every
 // CQE; its slot is freed (before the call) by the CQE without F_MORE.
 type Handler interface {
@@ -21,20 +24,25 @@ func (f HandlerFunc) Handle(c *sys.CQE) { f(c) }
 type Token uint64
 
 // user_data layout: slot index in bits 0..31, generation in 32..62; bit 63
-// marks the loop's own SQEs, which no slot can produce.
+// marks the Core's own SQEs (and every SQE no slot waits for), which no
+// slot can produce.
 const (
 	internalBit = uint64(1) << 63
 	genMask     = 1<<31 - 1 // odd + 1 stays even across the wrap
 
-	udWake   = internalBit | 1 // MSG_RING wakeup
-	udPipe   = internalBit | 2 // read armed on the wakeup pipe
-	udCancel = internalBit | 3 // ASYNC_CANCEL issued by the loop
-	udIgnore = internalBit | 4 // an SQE turned into a NOP after its prep failed
+	udWakePoll  = internalBit | 1 // the poll armed on the wake eventfd
+	udCancel    = internalBit | 3 // ASYNC_CANCEL issued by the Core or a loop
+	udCancelAll = internalBit | 5 // ASYNC_CANCEL with CANCEL_ANY|CANCEL_ALL
+	// IgnoreUserData is the user_data of an SQE whose CQE nobody waits for
+	// (an internal close, a link timeout): the Core drops its CQE. Every
+	// user_data with bit 63 set is the library's own (reg's
+	// InternalUserData among them) and never reaches a handler.
+	IgnoreUserData = internalBit | 4
 )
 
-// slot is one operation in flight: an Op (Start) or a Handler (Prep, Do,
-// Go), its generation, and the free-list link. Two fields rather than one
-// Handler so that Start stores its Op without an interface conversion.
+// slot is one operation in flight: an Op (StartOp) or a Handler (Acquire),
+// its generation, and the free-list link. Two fields rather than one
+// Handler so that StartOp stores its Op without an interface conversion.
 type slot struct {
 	op   Op
 	h    Handler
@@ -50,116 +58,173 @@ func token(idx, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(idx)) 
 // take pops a free slot (the table grows, the only allocation, amortised,
 // when every slot is in use) and marks it in flight: its generation turns
 // odd, so a token is never 0 and a free slot matches no token.
-func (l *Loop) take() (uint32, *slot) {
-	idx := l.freeHead
+func (c *Core[M]) take() (uint32, *slot) {
+	idx := c.freeHead
 	if idx == noSlot {
-		l.grow()
-		idx = l.freeHead
+		c.grow()
+		idx = c.freeHead
 	}
-	s := &l.slots[idx]
-	l.freeHead = s.next
+	s := &c.slots[idx]
+	c.freeHead = s.next
 	s.gen = (s.gen + 1) & genMask
-	l.inflight++
+	c.inflight++
 	return idx, s
 }
 
-// acquire takes a slot for h and returns its token.
-func (l *Loop) acquire(h Handler) Token {
-	idx, s := l.take()
+// Acquire takes a slot for h and returns its token: the user_data of the
+// SQE whose CQEs h is to get (owner thread).
+func (c *Core[M]) Acquire(h Handler) Token {
+	idx, s := c.take()
 	s.h = h
 	return token(idx, s.gen)
 }
 
-// release frees slot idx: its generation turns even, so a late CQE
-// carrying the old token is recognised as stale.
-func (l *Loop) release(idx uint32, s *slot) {
-	s.op, s.h = nil, nil
-	s.gen = (s.gen + 1) & genMask
-	s.next = l.freeHead
-	l.freeHead = idx
-	l.inflight--
+// AcquireOp is Acquire for an Op, without converting it to a Handler.
+func (c *Core[M]) AcquireOp(op Op) Token {
+	idx, s := c.take()
+	s.op = op
+	return token(idx, s.gen)
 }
 
-func (l *Loop) grow() {
-	old := len(l.slots)
-	n := max(old*2, 16)
-	slots := make([]slot, n)
-	copy(slots, l.slots)
-	l.slots = slots
-	for i := n - 1; i >= old; i-- {
-		slots[i].next = l.freeHead
-		l.freeHead = uint32(i)
+// Release frees the slot of t without a CQE: for a token whose SQE never
+// reached the kernel (owner thread). A token no longer in flight is ignored.
+func (c *Core[M]) Release(t Token) {
+	if s := c.lookup(t); s != nil {
+		c.release(uint32(t), s)
 	}
 }
+
+// release frees slot idx: its generation turns even, so a late CQE
+// carrying the old token is recognised as stale.
+func (c *Core[M]) release(idx uint32, s *slot) {
+	s.op, s.h = nil, nil
+	s.gen = (s.gen + 1) & genMask
+	s.next = c.freeHead
+	c.freeHead = idx
+	c.inflight--
+}
+
+func (c *Core[M]) grow() {
+	old := len(c.slots)
+	n := max(old*2, 16)
+	slots := make([]slot, n)
+	copy(slots, c.slots)
+	c.slots = slots
+	for i := n - 1; i >= old; i-- {
+		slots[i].next = c.freeHead
+		c.freeHead = uint32(i)
+	}
+}
+
+// InFlight returns how many operations hold a slot (owner thread).
+func (c *Core[M]) InFlight() int { return c.inflight }
+
+// Slots returns the slot table's size (owner thread).
+func (c *Core[M]) Slots() int { return len(c.slots) }
+
+// InFlightToken reports whether t names an operation still in flight.
+func (c *Core[M]) InFlightToken(t Token) bool { return c.lookup(t) != nil }
 
 // lookup returns the slot a token names while that operation is in
 // flight, or nil (stale or internal).
-func (l *Loop) lookup(t Token) *slot {
+func (c *Core[M]) lookup(t Token) *slot {
 	u := uint64(t)
 	idx := uint32(u)
-	if u&internalBit != 0 || idx >= uint32(len(l.slots)) {
+	if u&internalBit != 0 || idx >= uint32(len(c.slots)) {
 		return nil
 	}
-	s := &l.slots[idx]
+	s := &c.slots[idx]
 	if g := uint32(u >> 32); s.gen != g || g&1 == 0 {
 		return nil
 	}
 	return s
 }
 
+// HasCQEs reports whether a reap would find CQEs or has to enter to flush
+// them: the CQ is not empty, or the kernel flags CQ overflow or deferred
+// completion work (owner thread).
+func (c *Core[M]) HasCQEs() bool {
+	if c.ring.CQReady() != 0 {
+		return true
+	}
+	f := c.ring.SQFlags()
+	return f&sys.SQCQOverflow != 0 || (!c.iopoll && f&sys.SQTaskrun != 0)
+}
+
+// Reap copies the ready CQEs out of the ring and dispatches them; with
+// the CQ empty it enters to flush only when the kernel flags CQ overflow
+// or deferred task work (on IOPOLL rings, only overflow). It returns how
+// many CQEs it took (owner thread).
+func (c *Core[M]) Reap() int {
+	if !c.HasCQEs() {
+		return 0
+	}
+	total := 0
+	for {
+		n := c.ring.Reap(c.cqes)
+		if n == 0 {
+			break
+		}
+		c.st.Reaps++
+		c.dispatch(c.cqes[:n])
+		total += n
+		if n < len(c.cqes) || c.ring.CQReady() == 0 {
+			break
+		}
+	}
+	return total
+}
+
 // dispatch delivers each CQE to its handler, or counts it as stale, or
-// handles the loop's own. A handler may Start operations, which may grow
-// the slot table: l.slots is read afresh for every CQE.
-func (l *Loop) dispatch(cqes []sys.CQE) {
+// handles the Core's own. A handler may start operations, which may grow
+// the slot table: c.slots is read afresh for every CQE.
+func (c *Core[M]) dispatch(cqes []sys.CQE) {
 	for i := range cqes {
-		c := &cqes[i]
-		u := c.UserData
+		cq := &cqes[i]
+		u := cq.UserData
 		idx := uint32(u)
-		if u&internalBit != 0 || idx >= uint32(len(l.slots)) {
-			l.other(c)
+		if u&internalBit != 0 || idx >= uint32(len(c.slots)) {
+			c.other(cq)
 			continue
 		}
-		s := &l.slots[idx]
+		s := &c.slots[idx]
 		if g := uint32(u >> 32); s.gen != g || g&1 == 0 { // in flight: odd, and the token's
-			l.st.Stale++
+			c.st.Stale++
 			continue
 		}
 		op, h := s.op, s.h
-		if c.Flags&sys.CQEFMore == 0 {
-			l.release(idx, s)
+		if cq.Flags&sys.CQEFMore == 0 {
+			c.release(idx, s)
 		}
-		l.st.Completed++
+		c.st.Completed++
 		if op != nil {
-			op.Handle(c)
+			op.Handle(cq)
 		} else {
-			h.Handle(c)
+			h.Handle(cq)
 		}
 	}
 }
 
-// other handles a CQE that names no slot: the loop's own, or stale.
-func (l *Loop) other(c *sys.CQE) {
-	if c.UserData&internalBit == 0 {
-		l.st.Stale++
+// other handles a CQE that names no slot: the Core's own, or stale.
+func (c *Core[M]) other(cq *sys.CQE) {
+	if cq.UserData&internalBit == 0 {
+		c.st.Stale++
 		return
 	}
-	l.internal(c)
-}
-
-func (l *Loop) internal(c *sys.CQE) {
-	switch c.UserData {
-	case udWake:
-		l.st.WakeCQEs++
-	case udPipe:
-		l.pipeArmed = false
-		l.st.WakeCQEs++
-		if !l.closing {
-			l.armPipe()
+	switch cq.UserData {
+	case udWakePoll:
+		c.wake.armed = false
+		c.st.WakeCQEs++
+		c.wake.drain()
+		if !c.stop.Load() {
+			c.armWake()
 		}
-	case udCancel:
-		if c.Res == -int32(einval) && l.closing {
-			l.cancelEach = true // no CANCEL_ANY (before 5.19): cancel slot by slot
+	case udCancelAll:
+		if cq.Res == -int32(unix.EINVAL) && !c.cancelEach {
+			c.cancelEach = true // no CANCEL_ANY (before 5.19): cancel slot by slot
+			c.CancelAll()
 		}
 	}
-	// udIgnore and the Ring's own wakeup from Close need nothing.
+	// Cancels, ignored SQEs, reg's re-provides and the Ring's own wakeup
+	// from Close need nothing.
 }

@@ -19,7 +19,7 @@ type Stats struct {
 	Cancels         uint64  `json:"cancels"`           // ASYNC_CANCEL SQEs the loop issued
 	Busy            uint64  `json:"busy"`              // enters answered EAGAIN/EBUSY
 	SQWakeups       uint64  `json:"sq_wakeups"`        // SQPOLL thread wakeups (IORING_SQ_NEED_WAKEUP)
-	WakeCQEs        uint64  `json:"wake_cqes"`         // wakeup CQEs reaped (MSG_RING or pipe)
+	WakeCQEs        uint64  `json:"wake_cqes"`         // wakeup CQEs reaped (the wake eventfd's poll)
 	Kicks           uint64  `json:"kicks"`             // wakeups other goroutines sent to a loop asleep in the kernel (Park: on its eventfd)
 	Parks           uint64  `json:"parks"`             // idle sleeps in Go (nothing in flight)
 	InFlight        int     `json:"in_flight"`         // operations holding a slot
@@ -27,15 +27,17 @@ type Stats struct {
 	SpinNanos       int64   `json:"spin_ns"`           // time spent spinning on an empty CQ
 	BlockNanos      int64   `json:"block_ns"`          // time in timed kernel waits (not in Block's submit-and-wait enters) and Park's eventfd waits
 	ParkNanos       int64   `json:"park_ns"`           // time parked idle
-	Wakeup          string  `json:"wakeup"`            // "msg_ring", "pipe", "eventfd" (Park) or "go" (IOPOLL: never asleep in the kernel)
+	Wakeup          string  `json:"wakeup"`            // "eventfd" (Park: the ring's eventfd), "poll" (a kernel wait ended by the wake eventfd's poll) or "go" (IOPOLL: never asleep in the kernel)
 	ThreadViolation int64   `json:"thread_violations"` // ring calls off the loop thread (checked in tests only)
 }
 
 func (l *Loop) snapshot() Stats {
 	s := l.st
-	s.InFlight = l.inflight
-	s.Slots = len(l.slots)
-	s.Kicks = l.kicks.Load()
+	cs := l.c.Stats()
+	s.Completed, s.Reaps, s.Stale, s.WakeCQEs = cs.Completed, cs.Reaps, cs.Stale, cs.WakeCQEs
+	s.Kicks, s.Parks = cs.Kicks, cs.Parks
+	s.InFlight = l.c.InFlight()
+	s.Slots = l.c.Slots()
 	s.ThreadViolation = l.violation.Load()
 	if s.Enters > 0 {
 		s.CQEsPerEnter = float64(s.Completed) / float64(s.Enters)
@@ -43,12 +45,10 @@ func (l *Loop) snapshot() Stats {
 	switch {
 	case l.iopoll:
 		s.Wakeup = "go"
-	case l.efd != nil:
+	case l.c.NetPark():
 		s.Wakeup = "eventfd"
-	case l.usePipe:
-		s.Wakeup = "pipe"
 	default:
-		s.Wakeup = "msg_ring"
+		s.Wakeup = "poll"
 	}
 	return s
 }

@@ -19,8 +19,8 @@ import (
 func TestGenerationWrap(t *testing.T) {
 	l := newLoop(t, Config{})
 	require.NoError(t, l.Run(func() {
-		for i := range l.slots {
-			l.slots[i].gen = genMask - 1 // free (even), one take from the top
+		for i := range l.c.slots {
+			l.c.slots[i].gen = genMask - 1 // free (even), one take from the top
 		}
 	}))
 	var toks []Token

@@ -5,14 +5,13 @@ package task
 import (
 	"context"
 	"iter"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/poll"
 )
 
 // Option configures an Executor.
@@ -68,10 +67,12 @@ const newBatch = 64
 // itself before handing back to its resumer.
 const maxDepth = 4
 
-// Executor runs tasks on one locked OS thread and one Ring.
+// Executor runs tasks on one locked OS thread and one Ring, through a
+// poll.Core: the Core keeps the slots, reaps and dispatches, holds the
+// inbox and runs the sleep/wake protocol; the Executor schedules.
 type Executor struct {
+	core *poll.Core[remoteMsg]
 	ring *uring.Ring
-	cqes []sys.CQE
 
 	readyq       fifo[*T]
 	newq         fifo[newEntry] // tasks to start, in order
@@ -80,9 +81,9 @@ type Executor struct {
 	readyOnStack int // woken tasks that are on the resume stack
 	ticks        uint32
 
-	slots []*opSlot
-	free  []uint32
-	busy  int // slots in use (ops with CQEs outstanding)
+	slots []*opSlot // every op record made; the Core holds their tokens
+	free  []uint32  // indices of records not in use
+	busy  int       // records in use (ops with CQEs outstanding)
 
 	live  T // sentinel of the list of unfinished tasks
 	nlive int
@@ -93,29 +94,12 @@ type Executor struct {
 	closeStart time.Time
 	closeWait  time.Duration
 
-	// Work from other goroutines and executors.
-	mu       sync.Mutex
-	inbox    []remoteMsg
-	spare    []remoteMsg
-	inboxN   atomic.Int32
-	sleeping atomic.Bool
-	wakeSent atomic.Bool
-	closeReq atomic.Bool
-	dead     bool // under mu: the loop has ended, posts are refused
+	closeReq atomic.Bool // Close was called
 	done     chan struct{}
-	ringFd   int
 
-	// Parking in Go's netpoller (nil efd: the executor blocks in the kernel).
-	efd      *os.File // executor thread
-	wakeFile *os.File // the same file for wakers, set before the executor is started
-	// Set while the executor waits in io_uring_enter rather than on the
-	// eventfd (spin_linux.go): wakers post a CQE instead of writing it.
-	kernelSleep atomic.Bool
-	efdBuf      [8]byte
-	spin        time.Duration
-	adaptive    bool          // spin longer while recent waits were short (spin_linux.go)
-	waitAvg     time.Duration // average idle wait with ops in flight
-	canSpin     bool          // the SQ flags say when deferred completions wait (TASKRUN_FLAG), or there are none
+	spin     time.Duration
+	adaptive bool          // spin longer while recent waits were short (spin_linux.go)
+	waitAvg  time.Duration // average idle wait with ops in flight
 	// A goroutine was made runnable since the last wait: do not spin.
 	signalled bool
 
@@ -159,48 +143,39 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 // defaultSpin is how long an idle executor checks the ring before parking.
 const defaultSpin = 5 * time.Microsecond
 
-// newRing creates the executor's ring: SINGLE_ISSUER|DEFER_TASKRUN with
-// TASKRUN_FLAG (so the SQ flags show pending completion work without a
-// system call), else without the flag, else a plain ring.
-func newRing(c *config) (*uring.Ring, error) {
-	cq := uring.WithCQSize(min(c.entries*4, uring.MaxCQEntries))
-	if !c.noDefer {
-		base := []uring.Option{cq, uring.WithSingleIssuer(), uring.WithDeferTaskrun()}
-		for _, extra := range [][]uring.Option{{uring.WithTaskrunFlag()}, nil} {
-			opts := append(append(append([]uring.Option{}, base...), extra...), c.ringOpts...)
-			if r, err := uring.New(c.entries, opts...); err == nil {
-				return r, nil
-			}
-		}
+// coreConfig is the executor's Core: SINGLE_ISSUER|DEFER_TASKRUN with
+// TASKRUN_FLAG where the kernel has them (and its eventfd works with them),
+// the ring's eventfd for the park in Go's netpoller, and the wake eventfd
+// for waits in io_uring_enter.
+func (c *config) coreConfig() poll.CoreConfig {
+	return poll.CoreConfig{
+		Entries:      c.entries,
+		CQEntries:    min(c.entries*4, uring.MaxCQEntries),
+		Options:      c.ringOpts,
+		DeferTaskrun: !c.noDefer,
+		NetPark:      !c.noPark,
+		KernelWake:   true,
+		Slots:        256,
 	}
-	return uring.New(c.entries, append([]uring.Option{cq}, c.ringOpts...)...)
 }
 
 func (ex *Executor) main(c *config, started chan<- error) {
 	// Never unlocked: the thread ends with this goroutine, so nothing else
 	// ever runs on the thread that owns the SINGLE_ISSUER ring.
 	runtime.LockOSThread()
-	r, err := newRing(c)
+	core, err := poll.NewCore[remoteMsg](c.coreConfig())
 	if err != nil {
 		started <- err
 		return
 	}
-	ex.ring = r
-	ex.ringFd = r.Fd()
-	ex.cqes = make([]sys.CQE, 256)
-	if !c.noPark {
-		ex.startPark(c.spin)
-		ex.adaptive = !c.fixedSpin
-		ex.wakeFile = ex.efd
-	}
+	ex.core, ex.ring = core, core.Ring()
+	ex.spin = c.spin
+	ex.adaptive = !c.fixedSpin && core.NetPark()
 	started <- nil
 	runningExecutors.Add(1)
 	ex.loop()
 	runningExecutors.Add(-1)
 	ex.shutdown()
-	if ex.efd != nil {
-		_ = ex.efd.Close()
-	}
 	close(ex.done)
 }
 
@@ -325,7 +300,8 @@ func (ex *Executor) poll(block bool) {
 	if ex.runnable() {
 		block = false
 	}
-	if ex.efd == nil {
+	c := ex.core
+	if !c.NetPark() {
 		ex.pollKernel(block)
 		return
 	}
@@ -335,7 +311,9 @@ func (ex *Executor) poll(block bool) {
 		return
 	}
 	// Goroutines just made runnable (a Conn's completion, a remote join)
-	// need the P the spin would hold: park at once.
+	// need the P the spin would hold, and are queued on this P: park,
+	// which gives it up at once, rather than spin or hold it in a system
+	// call.
 	signalled := ex.signalled
 	ex.signalled = false
 	start := time.Now()
@@ -345,54 +323,32 @@ func (ex *Executor) poll(block bool) {
 		ex.reap()
 		return
 	}
-	// Goroutines just made runnable are queued on this P: park, which
-	// gives it up at once, rather than hold it in a system call.
-	if !signalled && ex.waitInKernel() {
-		ex.kernelSleep.Store(true) // before pollKernel sets sleeping: wakers see both
-		ex.pollKernel(true)
-		ex.kernelSleep.Store(false)
+	if !signalled && ex.waitInKernel() && c.BeginKernelSleep() {
+		_, _ = ex.ring.SubmitAndWait(1) // EINTR is retried by the ring
+		c.EndSleep()
 		ex.noteWait(time.Since(start))
+		ex.reap()
 		return
 	}
-	ex.parkGo()
+	_ = c.ParkNetpoll(0) // an error (never expected) only ends the park
 	ex.noteWait(time.Since(start))
 	ex.reap()
 }
 
 // pollKernel is poll for an executor that blocks in io_uring_enter.
 func (ex *Executor) pollKernel(block bool) {
-	if block {
-		ex.startSleep()
-		if ex.inboxN.Load() != 0 || ex.closeReq.Load() {
-			block = false
-		}
-	}
-	var err error
-	if block {
-		_, err = ex.ring.SubmitAndWait(1)
-		ex.sleeping.Store(false)
+	if block && ex.core.BeginKernelSleep() {
+		_, _ = ex.ring.SubmitAndWait(1)
+		ex.core.EndSleep()
 	} else {
-		ex.sleeping.Store(false)
-		_, err = ex.ring.Submit()
+		_, _ = ex.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
 	}
-	_ = err // EBUSY/EAGAIN: reap and retry on the next poll; EINTR is retried by the ring
 	ex.reap()
 }
 
-// reap dispatches the ready CQEs and returns how many there were.
-func (ex *Executor) reap() int {
-	total := 0
-	for {
-		n := ex.ring.Reap(ex.cqes)
-		for i := 0; i < n; i++ {
-			ex.complete(&ex.cqes[i])
-		}
-		total += n
-		if n < len(ex.cqes) {
-			return total
-		}
-	}
-}
+// reap dispatches the ready CQEs (to the op records, poll.Handlers) and
+// returns how many there were.
+func (ex *Executor) reap() int { return ex.core.Reap() }
 
 // Close stops the executor: waiting tasks are woken with ErrClosed, their
 // operations cancelled and reaped, and the ring closed once every CQE came
@@ -417,9 +373,8 @@ func (ex *Executor) startClose() {
 	}
 	ex.closing = true
 	ex.closeStart = time.Now()
-	if s, err := ex.ring.GetSQE(); err == nil {
-		fillCancelAll(s)
-	}
+	ex.core.Stop() // the wake poll is not re-armed: the ring can go quiet
+	ex.core.CancelAll()
 	for t := ex.live.lnext; t != &ex.live; t = t.lnext {
 		ex.interrupt(t, ErrClosed)
 	}
@@ -428,7 +383,7 @@ func (ex *Executor) startClose() {
 // closeStep reports whether the shutdown is complete; past the close wait
 // it stops the tasks that are still parked.
 func (ex *Executor) closeStep() bool {
-	if ex.nlive == 0 && ex.busy == 0 {
+	if ex.nlive == 0 && ex.busy == 0 && ex.core.Quiet() {
 		return true
 	}
 	if ex.runnable() {
@@ -459,7 +414,7 @@ func (ex *Executor) closeStep() bool {
 
 // pollClosing waits briefly for CQEs during shutdown.
 func (ex *Executor) pollClosing() {
-	if ex.busy > 0 && !ex.runnable() {
+	if !ex.core.Quiet() && !ex.runnable() {
 		_, _ = ex.ring.SubmitAndWaitTimeout(1, 10*time.Millisecond)
 		ex.reap()
 	}
@@ -478,12 +433,7 @@ func (ex *Executor) shutdown() {
 		limbo = append(limbo, ex.slots)
 		limboMu.Unlock()
 	}
-	ex.mu.Lock()
-	msgs := ex.inbox
-	ex.inbox = nil
-	ex.dead = true
-	ex.mu.Unlock()
-	_ = ex.ring.Close()
+	msgs, _ := ex.core.Close()
 	for i := range msgs {
 		msgs[i].refuse()
 	}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -148,7 +149,7 @@ type connReq struct {
 
 	// Executor thread; read by the caller after done.
 	sl    *opSlot
-	slGen uint32
+	slTok poll.Token
 	opSeq uint32 // seq the request was submitted under
 	opDl  int64  // deadline it was submitted with
 }
@@ -354,10 +355,6 @@ func (ex *Executor) connStart(r *connReq) {
 		return
 	}
 	sl := ex.allocSlot()
-	if sl == nil {
-		r.complete(-int32(unix.ENOBUFS))
-		return
-	}
 	need := uint32(1)
 	if r.opDl != 0 {
 		need = 2
@@ -386,12 +383,12 @@ func (ex *Executor) connStart(r *connReq) {
 		ex.linkTimeout(s, sl, time.Unix(0, r.opDl))
 	}
 	sl.req, sl.heavy = r, true
-	r.sl, r.slGen = sl, sl.gen
+	r.sl, r.slTok = sl, sl.tok
 }
 
 // connCancel cancels r's request if it is in flight (executor thread).
 func (ex *Executor) connCancel(r *connReq) {
-	if sl := r.sl; sl != nil && sl.inUse && sl.gen == r.slGen && sl.req == r {
+	if sl := r.sl; sl != nil && sl.inUse && sl.tok == r.slTok && sl.req == r {
 		ex.cancelOp(sl)
 	}
 }

@@ -12,17 +12,17 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
-// user_data: slot index in the low 32 bits, generation in the high 32.
-// Indices from udInternal up are the executor's own SQEs.
+// Every op's user_data is the token of a slot of the executor's Core
+// (slot index and generation: a stale CQE is recognised and dropped
+// there); the executor's own SQEs carry udIgnore, whose CQEs the Core
+// drops.
 const (
-	udInternal    = 0xFFFFFF00
-	udIgnore      = uint64(0xFFFFFFFF)
-	udWake        = uint64(0xFFFFFFFE) // MSG_RING wakes from other threads
-	maxSlots      = udInternal
+	udIgnore      = poll.IgnoreUserData
 	slotFdResult  = 1 << 0 // the result is a new fd: close it if the op was cancelled
 	slotZC        = 1 << 1 // zero-copy send: done on the notification CQE
 	slotMultishot = 1 << 2 // CQEs go to a handler until F_MORE drops
@@ -33,8 +33,9 @@ const (
 // opSlot keeps everything an operation lends the kernel reachable (and
 // pinned) until its last CQE.
 type opSlot struct {
-	idx   uint32
-	gen   uint32
+	ex    *Executor
+	tok   poll.Token // its Core slot while in use
+	idx   uint32     // in ex.slots
 	inUse bool
 	kind  uint8
 
@@ -72,26 +73,28 @@ type multishotSink interface {
 	cqe(res int32, flags uint32)
 }
 
-func (sl *opSlot) ud() uint64 { return uint64(sl.gen)<<32 | uint64(sl.idx) }
+func (sl *opSlot) ud() uint64 { return uint64(sl.tok) }
 
+// allocSlot takes an op record and a Core slot for it.
 func (ex *Executor) allocSlot() *opSlot {
+	var sl *opSlot
 	if n := len(ex.free); n > 0 {
-		sl := ex.slots[ex.free[n-1]]
+		sl = ex.slots[ex.free[n-1]]
 		ex.free = ex.free[:n-1]
-		sl.inUse = true
-		ex.busy++
-		return sl
+	} else {
+		sl = &opSlot{ex: ex, idx: uint32(len(ex.slots))}
+		ex.slots = append(ex.slots, sl)
 	}
-	if len(ex.slots) >= maxSlots {
-		return nil
-	}
-	sl := &opSlot{idx: uint32(len(ex.slots)), inUse: true}
-	ex.slots = append(ex.slots, sl)
+	sl.inUse = true
+	sl.tok = ex.core.Acquire(sl)
 	ex.busy++
 	return sl
 }
 
+// freeSlot returns an op record to the pool; its Core slot is released
+// too when no CQE released it (an SQE that never reached the kernel).
 func (ex *Executor) freeSlot(sl *opSlot) {
+	ex.core.Release(sl.tok)
 	if sl.pinned {
 		sl.pin.Unpin()
 		sl.pinned = false
@@ -107,7 +110,6 @@ func (ex *Executor) freeSlot(sl *opSlot) {
 	}
 	sl.kind, sl.cancelled, sl.linkedTO, sl.zcHave = 0, false, false, false
 	sl.inUse = false
-	sl.gen++
 	ex.busy--
 	ex.free = append(ex.free, sl.idx)
 }
@@ -131,16 +133,10 @@ func (sl *opSlot) pinPtr(p any) {
 	sl.pinned = true
 }
 
-// complete dispatches one CQE.
-func (ex *Executor) complete(c *sys.CQE) {
-	idx := uint32(c.UserData)
-	if idx >= udInternal || int(idx) >= len(ex.slots) {
-		return
-	}
-	sl := ex.slots[idx]
-	if !sl.inUse || sl.gen != uint32(c.UserData>>32) {
-		return // stale: the slot moved on
-	}
+// Handle takes one CQE of the op (poll.Handler; the Core has checked its
+// generation).
+func (sl *opSlot) Handle(c *sys.CQE) {
+	ex := sl.ex
 	more := c.Flags&sys.CQEFMore != 0
 	switch {
 	case sl.kind&slotMultishot != 0:
@@ -302,11 +298,7 @@ func (t *T) slot(name string, fd int) (*opSlot, error) {
 	if err := t.check(); err != nil {
 		return nil, &OpError{name, fd, err}
 	}
-	sl := t.ex.allocSlot()
-	if sl == nil {
-		return nil, &OpError{name, fd, uring.ErrSQFull}
-	}
-	return sl, nil
+	return t.ex.allocSlot(), nil
 }
 
 // sqeFor gets the SQE of the op in sl; on failure sl is freed.
@@ -325,13 +317,9 @@ func (t *T) start(name string, fd int) (*sys.SQE, *opSlot, error) {
 	// The common case in one step: nothing to check (no cancellable
 	// context, no deadline, executor open), a pooled slot, room in the SQ.
 	ex := t.ex
-	if n := len(ex.free); n > 0 && !t.cancellable && !t.hasDeadline && !ex.closing {
+	if !t.cancellable && !t.hasDeadline && !ex.closing {
 		if s, err := ex.ring.GetSQE(); err == nil {
-			sl := ex.slots[ex.free[n-1]]
-			ex.free = ex.free[:n-1]
-			sl.inUse = true
-			ex.busy++
-			return s, sl, nil
+			return s, ex.allocSlot(), nil
 		}
 	}
 	return t.startSlow(name, fd)
@@ -357,9 +345,6 @@ func (t *T) startAlways(name string, fd int) (*sys.SQE, *opSlot, error) {
 		return nil, nil, &OpError{name, fd, ErrClosed}
 	}
 	sl := t.ex.allocSlot()
-	if sl == nil {
-		return nil, nil, &OpError{name, fd, uring.ErrSQFull}
-	}
 	s, err := t.ringSQE(1)
 	if err != nil {
 		t.ex.freeSlot(sl)

@@ -2,8 +2,9 @@
 
 package task
 
-// SQEs of the executor's own requests (user_data udIgnore), built with
-// package sqe like every other SQE of this package.
+// SQEs of the executor's own requests (user_data udIgnore: the Core drops
+// their CQEs), built with package sqe like every other SQE of this
+// package.
 
 import (
 	"github.com/pure-uring/uring/sqe"
@@ -16,16 +17,3 @@ func fillCancel(s *sys.SQE, ud uint64) {
 	s.UserData = udIgnore
 }
 
-// fillCancelAll cancels every request in flight (ASYNC_CANCEL_ANY, 5.19).
-func fillCancelAll(s *sys.SQE) {
-	sqe.CancelAny(s)
-	s.UserData = udIgnore
-}
-
-// fillWake posts a wake CQE (user_data udWake) to the ring ringFd
-// (IORING_OP_MSG_RING), with no CQE of its own on success.
-func fillWake(s *sys.SQE, ringFd int) {
-	_ = sqe.MsgRing(s, ringFd, 0, udWake) // a ring fd is a valid fd
-	sqe.SkipSuccess(s)
-	s.UserData = udIgnore
-}

@@ -66,8 +66,7 @@ func Go[R any](rt *Runtime, ctx context.Context, fn func(*T) (R, error)) *Handle
 }
 
 // SpawnAt starts fn on executor ex from a task of another executor (or
-// the same one). The hand-off wakes a sleeping ex with a MSG_RING from t's
-// ring. Join works across executors.
+// the same one). Join works across executors.
 func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 	if ex == t.ex {
 		h := SpawnContext(t, t.ctx, fn)
@@ -75,37 +74,8 @@ func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 		return h
 	}
 	h := newRemote(ex, t.ctx, fn)
-	ex.postFrom(t.ex, remoteMsg{kind: msgSpawn, t: h.t})
+	ex.post(remoteMsg{kind: msgSpawn, t: h.t})
 	return h
-}
-
-// postFrom posts m to ex from executor src: a sleeping ex is woken by an
-// IORING_OP_MSG_RING on src's ring (no source CQE on success).
-func (ex *Executor) postFrom(src *Executor, m remoteMsg) {
-	ex.mu.Lock()
-	if ex.dead {
-		ex.mu.Unlock()
-		m.refuse()
-		return
-	}
-	ex.inbox = append(ex.inbox, m)
-	ex.inboxN.Add(1)
-	ex.mu.Unlock()
-	if ex.sleeping.Load() && ex.wakeSent.CompareAndSwap(false, true) {
-		if ex.netpollParked() {
-			kick(ex.wakeFile)
-			return
-		}
-		s, err := src.internalSQE()
-		if err != nil {
-			ex.sendWake()
-			return
-		}
-		// CQE_SKIP_SUCCESS: no CQE on src (MSG_RING_CQE_SKIP would drop the
-		// target's CQE, which is the wake).
-		fillWake(s, ex.ringFd)
-		_, _ = src.ring.Submit()
-	}
 }
 
 // call runs fn as a task on ex and waits for it to finish: ctx cancels

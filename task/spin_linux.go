@@ -46,12 +46,6 @@ func (ex *Executor) waitInKernel() bool {
 	return ex.adaptive && ex.busy > 0 && ex.waitAvg < maxKernelWait && spareP()
 }
 
-// netpollParked reports whether a waker reaches the executor through its
-// eventfd (else through a CQE posted to its ring).
-func (ex *Executor) netpollParked() bool {
-	return ex.wakeFile != nil && !ex.kernelSleep.Load()
-}
-
 // noteWait feeds the length of an idle wait with operations in flight
 // into the average (an exponential one, weight 1/8).
 func (ex *Executor) noteWait(d time.Duration) {

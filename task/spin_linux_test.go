@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pure-uring/uring/poll"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -62,7 +63,7 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 		return tk.Read(pr, make([]byte, 8), CurrentPos)
 	})
 	deadline := time.Now().Add(5 * time.Second)
-	for !ex.kernelSleep.Load() {
+	for ex.core.SleepState() != poll.SleepKernel {
 		require.True(t, time.Now().Before(deadline), "the executor never waited in the kernel")
 		time.Sleep(time.Millisecond)
 	}

@@ -9,20 +9,23 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/poll"
 )
 
-// A waker that claimed a wake (wakeSent) just after a sleep ended sends
-// it into the awake executor, where it is used up (a MSG_RING CQE reaped
-// in passing). The claim must not outlive that: the next sleep is woken by
-// the next post. Here the stale claim is set directly, then the executor
-// sleeps with nothing in flight and a goroutine posts; before the fix it
-// slept on (Close hung in TestCancelRacingMultishotBuffers, once in ~25
-// runs under -race).
-func TestStaleWakeClaimDoesNotSilenceNextSleep(t *testing.T) {
+// A wake sent while the executor was awake (it is used up: a spare
+// eventfd count or wake CQE) must not silence the next sleep: the next
+// post wakes it, parked in the netpoller or waiting in the kernel. (An
+// earlier design kept a separate "wake sent" claim that outlived the
+// sleep it was meant for, and an executor slept forever; the Core's sleep
+// state is its own claim.)
+func TestSpareWakeDoesNotSilenceNextSleep(t *testing.T) {
 	for _, kernel := range []bool{false, true} {
 		var opts []Option
+		want := poll.SleepIdle
 		if kernel {
 			opts = append(opts, WithKernelWait())
+			want = poll.SleepKernel
 		}
 		ex := newExec(t, opts...)
 		pr, pw := pipe(t)
@@ -33,11 +36,16 @@ func TestStaleWakeClaimDoesNotSilenceNextSleep(t *testing.T) {
 			reader = SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
 				return tk.Read(pr, make([]byte, 1), CurrentPos)
 			})
+		} else {
+			want = poll.SleepNetpoll
+			if !ex.core.NetPark() {
+				want = poll.SleepKernel
+			}
 		}
-		require.NoError(t, ex.Do(func() { ex.wakeSent.Store(true) })) // claimed while awake
+		require.NoError(t, ex.Do(func() { ex.core.Wake() })) // a wake while awake
 		deadline := time.Now().Add(5 * time.Second)
-		for !ex.sleeping.Load() {
-			require.True(t, time.Now().Before(deadline), "the executor never slept")
+		for ex.core.SleepState() != want {
+			require.True(t, time.Now().Before(deadline), "the executor never slept (%v)", ex.core.SleepState())
 			time.Sleep(time.Millisecond)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

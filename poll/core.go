@@ -1,0 +1,281 @@
+//go:build linux
+
+package poll
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/sys"
+)
+
+// Core is the completion machinery of one ring that one goroutine, locked
+// to its OS thread, owns: a slot table whose tokens carry generations, the
+// reap-and-dispatch of CQEs to the slots' handlers, the inbox through
+// which other goroutines hand the owner messages of type M, and the
+// sleep/wake protocol (a park in Go's netpoller on the ring's eventfd, a
+// wait in io_uring_enter, an idle park on a channel) with its wakeups.
+// Loop is built on it, and so is package task's Executor: a scheduler
+// that owns a Core decides when to submit, reap and sleep; the Core makes
+// each step safe.
+//
+// The owner's methods (everything but Post, Wake and Stop) must be
+// called on the owner's thread. NewCore must be called there too: the
+// ring may be SINGLE_ISSUER, DEFER_TASKRUN and registered to that thread.
+type Core[M any] struct {
+	ring   *uring.Ring
+	tid    int
+	iopoll bool
+	sqpoll bool
+
+	cqes     []sys.CQE
+	slots    []slot
+	freeHead uint32 // first free slot, or noSlot
+	inflight int
+
+	// sleeping is awake or the kind of sleep the owner is in; a waker that
+	// swaps it back to awake owns the wakeup it then sends.
+	sleeping state32
+	work     atomic.Uint32 // posted messages (or a stop) wait for the owner
+	stop     atomic.Bool
+	parkCh   chan struct{}
+	efd      *os.File // the ring's registered eventfd (netpoll park), or nil
+	efdBuf   [8]byte
+	efdTimed bool   // a read deadline is set on efd
+	wake     wakeFd // the kernel-sleep wakeup (its poll is armed in the ring)
+	canFlag  bool   // deferred completion work shows in the SQ flags, or there is none
+	// cancelEach: the kernel refused CANCEL_ANY (before 5.19), CancelAll
+	// cancels slot by slot.
+	cancelEach bool
+	kicks    atomic.Uint64
+
+	// inbox
+	mu      sync.Mutex
+	queue   []M
+	taken   []M
+	qclosed bool
+
+	st CoreStats
+}
+
+// CoreStats are the Core's counters (owner thread; Kicks is the wakeups
+// other goroutines sent).
+type CoreStats struct {
+	Reaps     uint64 // reaps that found CQEs
+	Completed uint64 // CQEs delivered to handlers
+	Stale     uint64 // CQEs whose slot generation did not match (dropped)
+	WakeCQEs  uint64 // wakeup CQEs reaped (the armed poll of the wake eventfd)
+	Parks     uint64 // idle parks on the channel (nothing in flight)
+	NetParks  uint64 // parks in Go's netpoller on the ring's eventfd
+	Sleeps    uint64 // sleeps in io_uring_enter begun through BeginKernelSleep
+	Kicks     uint64 // wakeups sent by other goroutines
+}
+
+// CoreConfig says what ring NewCore makes and which sleeps it prepares.
+type CoreConfig struct {
+	Entries   uint32
+	CQEntries uint32 // 0: the kernel's default (twice Entries)
+	// Options are ring options the owner needs (IOPOLL, SQPOLL, ...);
+	// setup fails when the kernel lacks one.
+	Options []uring.Option
+	// DeferTaskrun asks for SINGLE_ISSUER|DEFER_TASKRUN (with TASKRUN_FLAG)
+	// where the kernel has them and they keep the netpoll park reliable;
+	// SubmitAll for IORING_SETUP_SUBMIT_ALL and RegisterRing for a
+	// registered ring fd where the kernel has them. None of these is an
+	// error when the kernel lacks it.
+	DeferTaskrun bool
+	SubmitAll    bool
+	RegisterRing bool
+	// NetPark registers an eventfd with the ring for ParkNetpoll.
+	NetPark bool
+	// KernelWake arms a poll of a wake eventfd in the ring, so that a sleep
+	// in io_uring_enter can be ended by Wake (not needed when the owner
+	// never sleeps in the kernel: IOPOLL).
+	KernelWake bool
+	Slots      int // initial slot table size (default 1024)
+}
+
+// NewCore creates the ring on the calling thread, which must be locked to
+// its goroutine and stays the owner's. SINGLE_ISSUER, DEFER_TASKRUN,
+// SUBMIT_ALL and the registered ring fd are added only where the kernel
+// has them, so a Core starts on every kernel from 5.10 on.
+func NewCore[M any](cfg CoreConfig) (*Core[M], error) {
+	c := &Core[M]{tid: sys.Gettid(), parkCh: make(chan struct{}, 1), freeHead: noSlot}
+	r, err := newCoreRing(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.ring = r
+	fl := r.SetupFlags()
+	c.iopoll = fl&sys.SetupIOPoll != 0
+	c.sqpoll = fl&sys.SetupSQPoll != 0
+	c.canFlag = fl&sys.SetupDeferTaskrun == 0 || fl&sys.SetupTaskrunFlag != 0
+	c.cqes = make([]sys.CQE, min(r.CQEntries(), 4096))
+	n := cfg.Slots
+	if n <= 0 {
+		n = 1024
+	}
+	for len(c.slots) < n {
+		c.grow()
+	}
+	if cfg.NetPark {
+		if err := c.startNetPark(); err != nil {
+			c.closeRing()
+			return nil, err
+		}
+	}
+	if cfg.KernelWake && !c.iopoll {
+		if err := c.wake.open(); err != nil {
+			c.closeRing()
+			return nil, err
+		}
+		c.armWake()
+	}
+	return c, nil
+}
+
+// newCoreRing makes the ring with cfg's options plus what the kernel has
+// of the optional ones.
+func newCoreRing(cfg *CoreConfig) (*uring.Ring, error) {
+	opts := append([]uring.Option(nil), cfg.Options...)
+	if cfg.CQEntries != 0 {
+		opts = append(opts, uring.WithCQSize(cfg.CQEntries))
+	}
+	if cfg.DeferTaskrun && deferTaskrunUsable(cfg.NetPark) {
+		opts = append(opts, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+		if feature.SetupFlag(sys.SetupTaskrunFlag) == nil {
+			// IORING_SQ_TASKRUN says when deferred completions wait for an
+			// enter, so reaping runs them without entering blindly.
+			opts = append(opts, uring.WithTaskrunFlag())
+		}
+	}
+	if cfg.SubmitAll && feature.SetupFlag(sys.SetupSubmitAll) == nil {
+		opts = append(opts, uring.WithSubmitAll())
+	}
+	if cfg.RegisterRing && feature.RegisterOp(sys.RegisterRingFds) == nil {
+		// The owner's thread never changes, so the registered ring fd is
+		// valid for every enter it makes.
+		opts = append(opts, uring.WithRegisteredRingFd())
+	}
+	return uring.New(cfg.Entries, opts...)
+}
+
+// deferTaskrunUsable reports whether DEFER_TASKRUN is both supported and,
+// for an owner that parks on the ring's eventfd, safe: see
+// eventfdDeferProbe.
+func deferTaskrunUsable(netPark bool) bool {
+	if feature.SetupFlag(sys.SetupDeferTaskrun) != nil {
+		return false
+	}
+	return !netPark || eventfdSignalsDeferredWork() == nil
+}
+
+// Ring returns the Core's ring (owner thread).
+func (c *Core[M]) Ring() *uring.Ring { return c.ring }
+
+// Tid returns the owner's thread id.
+func (c *Core[M]) Tid() int { return c.tid }
+
+// OnOwner reports whether the caller runs on the owner's thread.
+func (c *Core[M]) OnOwner() bool { return sys.Gettid() == c.tid }
+
+// IOPoll reports whether the ring is an IOPOLL ring (its completions
+// arrive only when the owner enters with GETEVENTS).
+func (c *Core[M]) IOPoll() bool { return c.iopoll }
+
+// SQPoll reports whether a kernel thread consumes the SQ.
+func (c *Core[M]) SQPoll() bool { return c.sqpoll }
+
+// NetPark reports whether ParkNetpoll is available.
+func (c *Core[M]) NetPark() bool { return c.efd != nil }
+
+// Stats returns the Core's counters (owner thread).
+func (c *Core[M]) Stats() CoreStats {
+	s := c.st
+	s.Kicks = c.kicks.Load()
+	return s
+}
+
+// Quiet reports whether no CQE is outstanding: no slot in flight and the
+// wake poll not armed. A closing owner closes the ring only when quiet.
+func (c *Core[M]) Quiet() bool { return c.inflight == 0 && !c.wake.armed }
+
+// Close releases the ring, the eventfds and the inbox: posts fail with
+// uring.ErrClosed from now on, and the messages still queued are returned
+// for the owner to refuse. Call it on the owner's thread once Quiet (or
+// when the ring failed and its CQEs will never come).
+func (c *Core[M]) Close() ([]M, error) {
+	rest := c.CloseInbox()
+	err := c.closeRing()
+	return rest, err
+}
+
+func (c *Core[M]) closeRing() error {
+	err := c.ring.Close()
+	if c.efd != nil {
+		_ = c.efd.Close() // the ring dropped its reference when it closed
+	}
+	c.wake.close()
+	runtime.KeepAlive(c)
+	if errors.Is(err, uring.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// CancelAll cancels every request in the ring: ASYNC_CANCEL with
+// CANCEL_ANY|CANCEL_ALL (5.19); where the kernel refused that, one cancel
+// per slot in flight and one for the wake poll. The cancels are submitted
+// at once (shutdown is not a hot path). It reports false when the SQ had
+// no room (call it again later).
+func (c *Core[M]) CancelAll() bool {
+	ok := c.cancelAll()
+	_, _ = c.ring.Submit()
+	return ok
+}
+
+func (c *Core[M]) cancelAll() bool {
+	if !c.cancelEach {
+		s, err := c.ring.GetSQE()
+		if err != nil {
+			return false
+		}
+		// Its CQE's EINVAL (before 5.19) switches to cancelling one by one.
+		*s = sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, OpFlags: sys.AsyncCancelAny | sys.AsyncCancelAll, UserData: udCancelAll}
+		return true
+	}
+	for i := range c.slots {
+		if c.slots[i].gen&1 != 0 { // in flight
+			if !c.cancelUserData(uint64(token(uint32(i), c.slots[i].gen))) {
+				return false
+			}
+		}
+	}
+	if c.wake.armed {
+		return c.cancelUserData(udWakePoll)
+	}
+	return true
+}
+
+// cancelUserData queues an ASYNC_CANCEL of the request with user_data ud;
+// false when the SQ is full.
+func (c *Core[M]) cancelUserData(ud uint64) bool {
+	s, err := c.ring.GetSQE()
+	if err != nil {
+		return false
+	}
+	*s = sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Addr: ud, UserData: udCancel}
+	return true
+}
+
+// retryable reports whether err from an enter only means "reap and try
+// again" (EAGAIN, EBUSY, EINTR).
+func retryable(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.EINTR)
+}
