@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -128,11 +129,21 @@ func TestTraceCountsKnownIO(t *testing.T) {
 	require.GreaterOrEqual(t, nop.Latency.Count, uint64(nops))
 	require.Zero(t, nop.Errors)
 
+	// Since 5.18 ("io_uring: defer file assignment") the READ on a bad fd
+	// fails at issue, seen by the submit tracepoint; before, it fails while
+	// the request is set up, and only its completion (of an unknown
+	// request) is traced.
+	atIssue, err := uring.KernelAtLeast("5.18")
+	require.NoError(t, err)
+	wantReads := uint64(reads)
+	if atIssue {
+		wantReads++
+	}
 	rd, ok := p.Op("READ")
 	require.True(t, ok)
-	require.GreaterOrEqual(t, rd.Submits, uint64(reads+1))
-	require.GreaterOrEqual(t, rd.Completes, uint64(reads+1))
-	require.GreaterOrEqual(t, rd.Latency.Count, uint64(reads+1))
+	require.GreaterOrEqual(t, rd.Submits, wantReads)
+	require.GreaterOrEqual(t, rd.Completes, wantReads)
+	require.GreaterOrEqual(t, rd.Latency.Count, wantReads)
 	require.NotEmpty(t, rd.Latency.Buckets)
 	var inHist uint64
 	for _, b := range rd.Latency.Buckets {
@@ -141,15 +152,36 @@ func TestTraceCountsKnownIO(t *testing.T) {
 	}
 	require.Equal(t, rd.Latency.Count, inHist)
 	require.LessOrEqual(t, rd.Latency.P50Ns, rd.Latency.P99Ns)
-	require.GreaterOrEqual(t, rd.Errors, uint64(1))
-	require.GreaterOrEqual(t, countOf(t, rd.Errnos, unix.EBADF), uint64(1))
+	if atIssue {
+		require.GreaterOrEqual(t, rd.Errors, uint64(1))
+		require.GreaterOrEqual(t, countOf(t, rd.Errnos, unix.EBADF), uint64(1))
+	}
 
+	if !attached(t, rep, tr, "io_uring_req_failed") {
+		return
+	}
 	bad, ok := p.Op("OP_200")
 	require.True(t, ok, "ops: %+v", p.Ops)
 	require.GreaterOrEqual(t, bad.ReqFailed, uint64(1))
 	require.Zero(t, bad.Submits)
 	require.GreaterOrEqual(t, bad.Completes, uint64(1))
 	require.GreaterOrEqual(t, countOf(t, bad.Errnos, unix.EINVAL), uint64(1))
+}
+
+// attached reports whether the tracer attached to event; when it did not,
+// the tracer's notes must say so (the kernel lacks the tracepoint, or it
+// lacks a field the program reads).
+func attached(t *testing.T, rep *Report, tr *Tracer, event string) bool {
+	t.Helper()
+	if slices.Contains(rep.Events, "io_uring:"+event) {
+		return true
+	}
+	noted := false
+	for _, n := range tr.Notes() {
+		noted = noted || strings.Contains(n, "io_uring:"+event+" unusable")
+	}
+	require.True(t, noted, "io_uring:%s neither attached nor noted: %v", event, tr.Notes())
+	return false
 }
 
 // countOf returns the count of errno e, checking its name.
@@ -210,7 +242,15 @@ func TestTraceCountsAsyncPuntsAndTaskWork(t *testing.T) {
 	require.True(t, ok)
 	require.GreaterOrEqual(t, rd.Submits, uint64(2))
 	require.GreaterOrEqual(t, rd.Completes, uint64(2))
-	require.GreaterOrEqual(t, rd.AsyncPunts, uint64(1))
-	require.GreaterOrEqual(t, proc.TaskWorkRuns+proc.LocalWorkRuns, uint64(1))
-	require.GreaterOrEqual(t, proc.TaskWorkItems+proc.LocalWorkItems, uint64(1))
+	// io_uring_queue_async_work has an opcode field since 5.18 or so, the
+	// task-work tracepoints exist since 6.0/6.1: older kernels cannot be
+	// counted, and the tracer says so.
+	if attached(t, rep, tr, "io_uring_queue_async_work") {
+		require.GreaterOrEqual(t, rd.AsyncPunts, uint64(1))
+	}
+	tw := attached(t, rep, tr, "io_uring_task_work_run")
+	if lw := attached(t, rep, tr, "io_uring_local_work_run"); tw || lw {
+		require.GreaterOrEqual(t, proc.TaskWorkRuns+proc.LocalWorkRuns, uint64(1))
+		require.GreaterOrEqual(t, proc.TaskWorkItems+proc.LocalWorkItems, uint64(1))
+	}
 }
