@@ -53,7 +53,7 @@ type Core[M any] struct {
 	// cancelEach: the kernel refused CANCEL_ANY (before 5.19), CancelAll
 	// cancels slot by slot.
 	cancelEach bool
-	kicks    atomic.Uint64
+	kicks      atomic.Uint64
 
 	// inbox
 	mu      sync.Mutex

@@ -16,4 +16,3 @@ func fillCancel(s *sys.SQE, ud uint64) {
 	_ = sqe.Cancel(s, ud, 0) // flags 0 is always valid
 	s.UserData = udIgnore
 }
-
