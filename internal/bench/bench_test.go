@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring"
 )
 
 func TestParse(t *testing.T) {
@@ -117,4 +119,36 @@ func TestNotAvailable(t *testing.T) {
 	require.Equal(t, "not available: no adapter", err.Error())
 	_, ok := Lookup("nope")
 	require.False(t, ok)
+}
+
+// TestMeasureUnsupportedImpl: a project implementation that needs what
+// the kernel lacks (an error matching uring.ErrUnsupported) yields a Point
+// that says why, once, while the other implementations are measured.
+func TestMeasureUnsupportedImpl(t *testing.T) {
+	calls := 0
+	lacking := &uring.UnsupportedError{Feature: "multishot recv (IORING_RECV_MULTISHOT)", MinimumVersion: "6.0", Kernel: "5.10.0"}
+	s := spec{
+		meta: Point{Workload: "w", Axis: "x", X: 1, Higher: true},
+		project: []impl{
+			{"needs 6.0", func() (sample, error) { calls++; return sample{}, lacking }},
+			{"works", func() (sample, error) { return sample{v: 2}, nil }},
+		},
+		baseline: impl{"go", func() (sample, error) { return sample{v: 1}, nil }},
+	}
+	c := &Config{Reps: 3}
+	pts, err := c.measure(s)
+	require.NoError(t, err)
+	require.Len(t, pts, 2)
+	require.Equal(t, 1, calls, "not retried after it answered unsupported")
+	require.Equal(t, "needs 6.0", pts[0].Impl)
+	require.Contains(t, pts[0].Unsupported, "needs Linux 6.0")
+	require.Zero(t, pts[0].Value)
+	require.Equal(t, "works", pts[1].Impl)
+	require.Empty(t, pts[1].Unsupported)
+	require.Equal(t, 2.0, pts[1].Ratio)
+
+	// Any other error still fails the point.
+	s.project[0].run = func() (sample, error) { return sample{}, errors.New("boom") }
+	_, err = c.measure(s)
+	require.ErrorContains(t, err, "boom")
 }

@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/pure-uring/uring"
 )
 
 // sample is one timed run of one implementation.
@@ -35,6 +38,7 @@ func (c *Config) measure(s spec) ([]Point, error) {
 	all := append(append(append([]impl{}, s.project...), s.baseline), s.peers...)
 	got := make([][]sample, len(all))
 	failed := make([]error, len(all))
+	unsup := make([]error, len(s.project))
 	for r := 0; r < reps; r++ {
 		for i, im := range all {
 			if failed[i] != nil {
@@ -42,6 +46,12 @@ func (c *Config) measure(s spec) ([]Point, error) {
 			}
 			c.Progress.Show(fmt.Sprintf("%s %s%s=%d · %s · rep %d/%d", s.meta.Workload, modePrefix(s.meta.Mode), s.meta.Axis, s.meta.X, im.name, r+1, reps))
 			smp, err := im.run()
+			if err != nil && i < len(s.project) && errors.Is(err, uring.ErrUnsupported) {
+				// The kernel lacks what this implementation needs: the
+				// point says so instead of failing the run.
+				unsup[i], failed[i] = err, err
+				continue
+			}
 			if err != nil {
 				if i <= len(s.project) { // project or baseline: the point fails
 					return nil, fmt.Errorf("%s %s%s=%d: %s: %w", s.meta.Workload, modePrefix(s.meta.Mode), s.meta.Axis, s.meta.X, im.name, err)
@@ -65,6 +75,10 @@ func (c *Config) measure(s spec) ([]Point, error) {
 	env := CurrentEnv()
 	var out []Point
 	for i, im := range s.project {
+		if unsup[i] != nil {
+			out = append(out, unsupported(s.meta, im.name, s.baseline.name, unsup[i].Error(), reps))
+			continue
+		}
 		m := median(got[i])
 		p := s.meta
 		p.Impl = im.name

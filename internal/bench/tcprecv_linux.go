@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
@@ -57,6 +58,10 @@ func runTCPRecv(c *Config) ([]Point, error) {
 			if mode == "single" {
 				s.project = []impl{{"task Recv", func() (sample, error) { return recvRun(conns, d, recvTask(sz)) }}}
 			} else {
+				if why := multishotRecvMissing(); why != "" {
+					out = append(out, unsupported(s.meta, "poll multishot recv", s.baseline.name, why, c.Reps))
+					continue
+				}
 				s.project = []impl{{"poll multishot recv", func() (sample, error) { return recvRun(conns, d, recvMultishot(sz)) }}}
 			}
 			pts, err := c.measure(s)
@@ -67,6 +72,17 @@ func runTCPRecv(c *Config) ([]Point, error) {
 		}
 	}
 	return out, nil
+}
+
+// multishotRecvMissing says why this kernel cannot run the multishot mode
+// (multishot recv 6.0, provided-buffer rings 5.19), "" when it can.
+func multishotRecvMissing() string {
+	for _, c := range []uring.Capability{uring.CapMultishotRecv, uring.CapBufRing} {
+		if err := uring.Supports(c); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // receiver consumes the accepted connections until EOF and returns the
