@@ -102,16 +102,18 @@ func TestBenchWorkloadsJSON(t *testing.T) {
 	cases := map[string][]string{
 		"nop":      {"--qd", "1,8", "--duration", "20ms"},
 		"randread": {"--size", "8M", "--qd", "1,4", "--duration", "20ms", "--dir", dir},
-		"tcprecv":  {"--sizes", "512", "--duration", "20ms"},
-		"http":     {"--executors", "1", "--duration", "50ms", "--conns", "2"},
-		"echo":     {"--conns", "2", "--duration", "20ms"},
+		// Network runs get 200 ms: under an emulated kernel (the qemu VMs)
+		// a 20 ms run may see no round trip at all.
+		"tcprecv":  {"--sizes", "512", "--duration", "200ms"},
+		"http":     {"--executors", "1", "--duration", "200ms", "--conns", "2"},
+		"echo":     {"--conns", "2", "--duration", "200ms"},
 		"spawn":    {"--n", "1000"},
 		"switch":   {"--n", "1000"},
 		"channel":  {"--pairs", "1,2", "--n", "2000"},
 		"chain":    {"--depth", "10", "--n", "10"},
 		"collect":  {"--n", "100", "--depth", "5"},
 		"overhead": {"--qd", "1,4", "--duration", "20ms"},
-		"http-std": {"--executors", "1", "--duration", "50ms", "--conns", "2"},
+		"http-std": {"--executors", "1", "--duration", "200ms", "--conns", "2"},
 	}
 	for _, w := range bench.Workloads() {
 		args, ok := cases[w.Name]
