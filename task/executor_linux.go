@@ -301,6 +301,10 @@ func (ex *Executor) poll(block bool) {
 		block = false
 	}
 	c := ex.core
+	if c.IOPoll() {
+		ex.pollIOPoll(block)
+		return
+	}
 	if !c.NetPark() {
 		ex.pollKernel(block)
 		return
@@ -342,6 +346,23 @@ func (ex *Executor) pollKernel(block bool) {
 		ex.core.EndSleep()
 	} else {
 		_, _ = ex.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
+	}
+	ex.reap()
+}
+
+// pollIOPoll is poll for an executor on an IOPOLL ring, whose completions
+// arrive only when it enters with GETEVENTS (the kernel then polls the
+// device until one completes, never sleeping): with operations in flight
+// it polls; with none it parks until a post.
+func (ex *Executor) pollIOPoll(block bool) {
+	switch {
+	case block && ex.busy > 0:
+		_, _ = ex.ring.SubmitAndWait(1)
+	case block:
+		_, _ = ex.ring.Submit()
+		ex.core.ParkIdle()
+	default:
+		_, _ = ex.ring.Submit()
 	}
 	ex.reap()
 }

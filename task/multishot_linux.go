@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -28,6 +29,13 @@ import (
 // each buffer id out of the pool when its CQE arrives and puts it back
 // exactly once: after the body, or, for CQEs that are never yielded, when
 // the loop ends.
+//
+// Kernels without the multishot form (accept before 5.19, recv before
+// 6.0, read before 6.7, poll before 5.13) get the same iterator over
+// single-shot requests: each CQE ends its request, which the iterator
+// re-arms as it re-arms a dropped multishot one, with buffers selected
+// from the same pool (IOSQE_BUFFER_SELECT), so results and buffer rules
+// are the same.
 //
 // The sequence ends after yielding an error (the context's error for a
 // cancelled task, ErrClosed while the executor closes), at end of stream
@@ -72,6 +80,7 @@ type multishot struct {
 	flags  int
 	events uint32
 	pool   *reg.BufPool
+	single bool // the kernel lacks the multishot form: one-shot requests
 
 	sl      *opSlot // the armed request; nil once its last CQE came
 	q       fifo[msEntry]
@@ -85,7 +94,20 @@ type multishot struct {
 }
 
 func (t *T) newMultishot(kind msKind, fd int, pool *reg.BufPool) *multishot {
-	return &multishot{t: t, ex: t.ex, kind: kind, fd: fd, pool: pool}
+	single := msForceSingle || uring.Supports(msCaps[kind]) != nil
+	return &multishot{t: t, ex: t.ex, kind: kind, fd: fd, pool: pool, single: single}
+}
+
+// msForceSingle makes every iterator use one-shot requests (tests: the
+// fallback also runs on kernels that have the multishot forms).
+var msForceSingle bool
+
+// msCaps is the capability each multishot form needs.
+var msCaps = [...]uring.Capability{
+	msAccept: uring.CapMultishotAccept,
+	msRecv:   uring.CapMultishotRecv,
+	msRead:   uring.CapMultishotRead,
+	msPoll:   uring.CapMultishotPoll,
 }
 
 // errEnd ends a sequence without an error.
@@ -144,12 +166,14 @@ func (m *multishot) arm() error {
 	if err != nil {
 		return err
 	}
-	switch m.kind {
-	case msAccept:
+	switch {
+	case m.single:
+		err = m.prepSingle(s)
+	case m.kind == msAccept:
 		err = sqe.AcceptMultishot(s, m.fd, nil, nil, m.flags)
-	case msRecv:
+	case m.kind == msRecv:
 		err = sqe.RecvMultishot(s, m.fd, m.flags, m.pool.Group())
-	case msRead:
+	case m.kind == msRead:
 		err = sqe.ReadMultishot(s, m.fd, 0, 0, m.pool.Group())
 	default:
 		err = sqe.PollMultishot(s, m.fd, m.events)
@@ -163,6 +187,25 @@ func (m *multishot) arm() error {
 	m.sl = sl
 	t.ex.stats.msArms++
 	return nil
+}
+
+// prepSingle fills s with the one-shot form of the request.
+func (m *multishot) prepSingle(s *sys.SQE) error {
+	var err error
+	switch m.kind {
+	case msAccept:
+		return sqe.Accept(s, m.fd, nil, nil, m.flags)
+	case msRecv:
+		err = sqe.Recv(s, m.fd, nil, m.flags)
+	case msRead:
+		err = sqe.Read(s, m.fd, nil, CurrentPos)
+	default:
+		return sqe.PollAdd(s, m.fd, m.events)
+	}
+	if err == nil {
+		m.pool.Select(s) // the whole buffer, from the pool's group
+	}
+	return err
 }
 
 // wait parks the task until the request posts a CQE (or is interrupted:
