@@ -76,7 +76,10 @@ type Executor struct {
 
 	readyq       fifo[*T]
 	newq         fifo[newEntry] // tasks to start, in order
-	idle         []*worker
+	idle         []*worker // stack: the bottom ones have been idle longest
+	idleLow      int       // fewest idle workers since the last trim
+	lastTrim     time.Time
+	trimEvery    time.Duration
 	depth        int // coroutines resumed inside one another right now
 	readyOnStack int // woken tasks that are on the resume stack
 	ticks        uint32
@@ -118,6 +121,8 @@ type execStats struct {
 	msPutErrs int // buffers a multishot iterator failed to put back (never expected)
 	cacheHits int // ReadCached calls served by the page cache without the ring
 	inlined   int // tasks run inline by their joiner
+	trimmed   int // idle worker coroutines stopped after a burst
+	pokes     int // tasks a context's cancellation looked at
 }
 
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
@@ -170,6 +175,7 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	}
 	ex.core, ex.ring = core, core.Ring()
 	ex.spin = c.spin
+	ex.trimEvery = trimEvery
 	ex.adaptive = !c.fixedSpin && core.NetPark()
 	started <- nil
 	runningExecutors.Add(1)
@@ -268,6 +274,7 @@ func (ex *Executor) startNew() {
 	if n := len(ex.idle); n > 0 {
 		w = ex.idle[n-1]
 		ex.idle = ex.idle[:n-1]
+		ex.idleLow = min(ex.idleLow, n-1)
 	} else {
 		w = ex.newWorker()
 	}
@@ -321,6 +328,7 @@ func (ex *Executor) poll(block bool) {
 	signalled := ex.signalled
 	ex.signalled = false
 	start := time.Now()
+	ex.trimIdle(start)
 	if !signalled && ex.spinWait(ex.spinFor()) {
 		ex.noteWait(time.Since(start))
 		_, _ = ex.ring.Submit()
@@ -341,6 +349,9 @@ func (ex *Executor) poll(block bool) {
 
 // pollKernel is poll for an executor that blocks in io_uring_enter.
 func (ex *Executor) pollKernel(block bool) {
+	if block {
+		ex.trimIdle(time.Now())
+	}
 	if block && ex.core.BeginKernelSleep() {
 		_, _ = ex.ring.SubmitAndWait(1)
 		ex.core.EndSleep()
@@ -348,6 +359,35 @@ func (ex *Executor) pollKernel(block bool) {
 		_, _ = ex.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
 	}
 	ex.reap()
+}
+
+// Idle workers. A worker coroutine that finishes a task waits on the idle
+// stack for the next; a burst of N parked tasks leaves N of them. Before
+// an executor sleeps, at most once per trimEvery, it stops the ones that
+// stayed idle the whole time since the last check (the idle stack never
+// went below idleLow), keeping minIdle: a steady load keeps its workers,
+// the tail of a burst goes.
+const (
+	trimEvery = time.Second
+	minIdle   = 16
+)
+
+func (ex *Executor) trimIdle(now time.Time) {
+	if now.Sub(ex.lastTrim) < ex.trimEvery {
+		return
+	}
+	ex.lastTrim = now
+	if excess := min(ex.idleLow, len(ex.idle)) - minIdle; excess > 0 {
+		for _, w := range ex.idle[:excess] {
+			w.stopped = true
+			w.stop()
+		}
+		n := copy(ex.idle, ex.idle[excess:])
+		clear(ex.idle[n:])
+		ex.idle = ex.idle[:n]
+		ex.stats.trimmed += excess
+	}
+	ex.idleLow = len(ex.idle)
 }
 
 // pollIOPoll is poll for an executor on an IOPOLL ring, whose completions

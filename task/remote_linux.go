@@ -8,7 +8,7 @@ import (
 
 const (
 	msgSpawn      uint8 = iota // start t
-	msgPoke                    // t's context is done: interrupt its wait
+	msgPoke                    // w's context is done: interrupt its tasks' waits
 	msgWake                    // wake t if still parked with tok
 	msgClose                   // begin the shutdown
 	msgFunc                    // run fn on the executor's thread
@@ -22,6 +22,7 @@ type remoteMsg struct {
 	t    *T
 	fn   func()
 	req  *connReq
+	w    *ctxWatch
 }
 
 // refuse answers m when the executor has stopped.
@@ -56,7 +57,7 @@ func (ex *Executor) drain() {
 				ex.pushNew(m.t)
 			}
 		case msgPoke:
-			ex.pokeAll()
+			ex.poke(m.w)
 		case msgWake:
 			if t := m.t; !t.finished && t.parkTok == m.tok && t.parkKind == parkWait {
 				ex.wake(t)

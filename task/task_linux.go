@@ -19,23 +19,24 @@ type T struct {
 	x    *tExtra // rarely used state, allocated on first use
 
 	// Scheduling state, touched only on the executor's thread.
-	ready       bool // woken, not yet resumed
-	onStack     bool // running, or resuming another coroutine inside its park
-	finished    bool
-	parkKind    uint8
-	directRun   uint8 // socket calls completed directly in a row (see direct)
-	recvDrained bool  // its last Recv emptied the socket: the next one skips the direct try
-	hasDeadline bool
-	cancellable bool
-	chanClosed  bool   // woken from a Send by Close
-	parkTok     uint32 // bumped on every wake, never reset: stale wait registrations see it
-	gen         uint32 // bumped when the record is recycled: stale handles see it
-	pending     int32  // CQEs it still waits for
-	res         Result
-	parkErr     error
-	op          *opSlot         // the op a parkOp task waits for
-	watching    context.Context // the context whose cancellation it is registered for
-	deadline    int64           // UnixNano, with hasDeadline
+	ready        bool // woken, not yet resumed
+	onStack      bool // running, or resuming another coroutine inside its park
+	finished     bool
+	parkKind     uint8
+	directRun    uint8 // socket calls completed directly in a row (see direct)
+	recvDrained  bool  // its last Recv emptied the socket: the next one skips the direct try
+	hasDeadline  bool
+	cancellable  bool
+	chanClosed   bool   // woken from a Send by Close
+	parkTok      uint32 // bumped on every wake, never reset: stale wait registrations see it
+	gen          uint32 // bumped when the record is recycled: stale handles see it
+	pending      int32  // CQEs it still waits for
+	res          Result
+	parkErr      error
+	op           *opSlot         // the op a parkOp task waits for
+	watching     context.Context // the context whose cancellation it is registered for
+	wprev, wnext *T              // the tasks registered with the same watch
+	deadline     int64           // UnixNano, with hasDeadline
 
 	joiner       *T // one joiner (the common case)
 	waitFor      *T // the task it joins
@@ -234,7 +235,7 @@ func (t *T) setCtx(ctx context.Context) {
 
 func (t *T) unwatchCtx() {
 	if t.watching != nil {
-		t.ex.unwatchCtx(t.watching)
+		t.ex.unwatchCtx(t, t.watching)
 		t.watching = nil
 	}
 }
@@ -242,7 +243,7 @@ func (t *T) unwatchCtx() {
 // watchCtx registers the poke of a cancellable context before t parks.
 func (t *T) watchCtx() {
 	if t.cancellable && t.watching == nil {
-		t.ex.watchCtx(t.ctx)
+		t.ex.watchCtx(t, t.ctx)
 		t.watching = t.ctx
 	}
 }

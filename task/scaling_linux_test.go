@@ -1,0 +1,78 @@
+//go:build linux
+
+package task
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// After a burst of parked tasks, the executor stops the worker coroutines
+// that stayed idle (keeping minIdle): the coroutines (goroutines) of the
+// burst go.
+func TestIdleWorkersTrimmedAfterBurst(t *testing.T) {
+	ex := newExec(t)
+	require.NoError(t, ex.Do(func() { ex.trimEvery = 0 })) // every sleep checks (the default is once a second)
+	const n = 2000
+	require.NoError(t, runTask(t, ex, func(tk *T) error {
+		ch := NewChan[int](tk, 0)
+		hs := make([]*Handle[int], n)
+		for i := range hs {
+			hs[i] = Spawn(tk, func(tk *T) (int, error) { v, _, err := ch.Recv(tk); return v, err }) // parks: one worker each
+		}
+		tk.Yield()
+		for i := range n {
+			if err := ch.Send(tk, i); err != nil {
+				return err
+			}
+		}
+		for _, h := range hs {
+			if _, err := h.Join(tk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	peak := onExec(t, ex, func() int { return len(ex.idle) })
+	require.GreaterOrEqual(t, peak, n, "the burst left a worker per parked task")
+	// Two sleeps: the first sets the low-water mark, the second trims
+	// what stayed idle in between.
+	for range 2 {
+		require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Sleep(time.Millisecond) }))
+	}
+	idle, trimmed := onExec(t, ex, func() int { return len(ex.idle) }), onExec(t, ex, func() int { return ex.stats.trimmed })
+	require.LessOrEqual(t, idle, minIdle+2, "idle workers after the burst")
+	require.GreaterOrEqual(t, trimmed, n-minIdle-2)
+}
+
+// A context's cancellation looks only at the tasks waiting on that
+// context, not at every live task.
+func TestCancelPokesOnlyItsTasks(t *testing.T) {
+	ex := newExec(t)
+	ctxA, cancelA := context.WithCancel(context.Background())
+	defer cancelA()
+	ctxB, cancelB := context.WithCancel(context.Background())
+	const parked = 500
+	var errB error
+	require.NoError(t, runTask(t, ex, func(tk *T) error {
+		ch := NewChan[int](tk, 0)
+		for range parked {
+			SpawnContext(tk, ctxA, func(tk *T) (int, error) { v, _, err := ch.Recv(tk); return v, err })
+		}
+		hb := SpawnContext(tk, ctxB, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
+		tk.Yield() // all of them park
+		before := ex.stats.pokes
+		cancelB()
+		_, errB = hb.Join(tk)
+		pokes := ex.stats.pokes - before
+		if pokes != 1 {
+			return errf("cancelling B looked at %d tasks, want 1", pokes)
+		}
+		ch.Close()
+		return nil
+	}))
+	require.ErrorIs(t, errB, context.Canceled)
+}
