@@ -76,8 +76,8 @@ type Executor struct {
 
 	readyq       fifo[*T]
 	newq         fifo[newEntry] // tasks to start, in order
-	idle         []*worker // stack: the bottom ones have been idle longest
-	idleLow      int       // fewest idle workers since the last trim
+	idle         []*worker      // stack: the bottom ones have been idle longest
+	idleLow      int            // fewest idle workers since the last trim
 	lastTrim     time.Time
 	trimEvery    time.Duration
 	depth        int // coroutines resumed inside one another right now
