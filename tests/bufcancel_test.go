@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
@@ -22,24 +24,57 @@ import (
 )
 
 // TestCancelRacingBufferSelectRead: a read that selects its buffer from a
-// provided-buffer ring, a cancel and a write, in random orders, 100 k times:
+// provided-buffer pool, a cancel and a write, in random orders, 100 k times:
 // each round has one outcome; a completed read hands out exactly one buffer
 // holding the byte, which goes back once (a second Put is refused and
-// changes nothing); a cancelled one hands out none and leaves the byte in
-// the pipe. At the end no buffer is out and all of them can be handed out.
+// changes nothing); a cancelled one leaves the byte in the pipe and hands
+// out no buffer from a buffer ring, or, from PROVIDE_BUFFERS, the buffer
+// it took, empty (see below), which goes back the same way. At the end no buffer is
+// out and all of them can be handed out. Once for each way a pool reaches
+// the kernel: a kernel-mapped buffer ring (6.4), a user-mapped one (5.19),
+// PROVIDE_BUFFERS SQEs on the same ring (5.7).
 func TestCancelRacingBufferSelectRead(t *testing.T) {
+	for _, m := range []struct {
+		mech  reg.PoolMechanism
+		needs error
+	}{
+		{reg.PoolKernelRing, uring.Supports(uring.CapBufRingMmap)},
+		{reg.PoolUserRing, uring.Supports(uring.CapBufRing)},
+		{reg.PoolProvideBuffers, uring.SupportsOp(sys.OpProvideBuffers)},
+	} {
+		t.Run(strings.Fields(m.mech.String())[0], func(t *testing.T) {
+			testutil.Require(t, m.needs)
+			cancelRacingBufferSelectRead(t, m.mech)
+		})
+	}
+}
+
+func cancelRacingBufferSelectRead(t *testing.T, mech reg.PoolMechanism) {
 	rounds := scale(100000, 20000, 1000000)
 	const group, nbufs = 7, 4
 	r := testutil.NewRing(t, 8)
-	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: group, Count: nbufs, Size: 8})
+	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: group, Count: nbufs, Size: 8, Mechanism: mech})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pool.Close()) }()
+	require.Equal(t, mech, pool.Mechanism())
+	// A read takes a PROVIDE_BUFFERS buffer off the group's list when it is
+	// first issued and keeps it while it waits for data (6.18 too); a
+	// cancel completes it with that buffer, 0 bytes, F_BUFFER set: Take it
+	// and Put it back. A buffer ring's head moves only when data is read.
+	cancelKeepsBuffer := mech == reg.PoolProvideBuffers
 	pr, pw := rawPipe(t, 0)
 	rng := rand.New(rand.NewPCG(5, 6))
 	wb := make([]byte, 1)
 	race := &cancelRace{t: t, r: r, rng: rng, pw: pw, wb: wb, cqes: make([]sys.CQE, 4),
-		read: func(s *sys.SQE) error { return sqe.ReadSelect(s, pr, 8, -1, group) }}
+		read: func(s *sys.SQE) error {
+			if err := sqe.ReadSelect(s, pr, 0, -1, group); err != nil {
+				return err
+			}
+			pool.Select(s) // a length of 0 is the whole buffer: Select writes 8 before 5.19
+			return nil
+		}}
 	var outcomes [2]int
+	cancelledWithBuffer := 0
 	used := make([]int, nbufs)
 	for i := 0; i < rounds; i++ {
 		wb[0] = byte(i)
@@ -64,9 +99,20 @@ func TestCancelRacingBufferSelectRead(t *testing.T) {
 			outcomes[0]++
 		case -int32(unix.ECANCELED):
 			if sys.CQEFlags(rd.Flags)&sys.CQEFBuffer != 0 {
-				t.Fatalf("round %d: a cancelled read took buffer %d", i, rd.Flags>>sys.CQEBufferShift)
-			}
-			if _, _, err := pool.Take(rd.Res, sys.CQEFlags(rd.Flags)); err == nil || pool.Out() != 0 {
+				if !cancelKeepsBuffer {
+					t.Fatalf("round %d: a cancelled read took buffer %d", i, rd.Flags>>sys.CQEBufferShift)
+				}
+				bid, data, err := pool.Take(rd.Res, sys.CQEFlags(rd.Flags))
+				if err != nil || len(data) != 0 || pool.Out() != 1 {
+					t.Fatalf("round %d: the buffer of a cancelled read: bid %d %v %v (out %d)", i, bid, data, err, pool.Out())
+				}
+				if err := pool.Put(bid); err != nil {
+					t.Fatalf("round %d: Put(%d): %v", i, bid, err)
+				}
+				cancelledWithBuffer++
+			} else if cancelKeepsBuffer {
+				t.Fatalf("round %d: a cancelled read of provided buffers holds none", i)
+			} else if _, _, err := pool.Take(rd.Res, sys.CQEFlags(rd.Flags)); err == nil || pool.Out() != 0 {
 				t.Fatalf("round %d: Take handed out a buffer for a cancelled read (out %d)", i, pool.Out())
 			}
 			b := make([]byte, 1)
@@ -78,7 +124,8 @@ func TestCancelRacingBufferSelectRead(t *testing.T) {
 			t.Fatalf("round %d: read res %d", i, rd.Res)
 		}
 	}
-	t.Logf("%d rounds: %d completed, %d cancelled; buffer uses %v", rounds, outcomes[0], outcomes[1], used)
+	t.Logf("%d rounds: %d completed, %d cancelled (%d of them holding a buffer); buffer uses %v",
+		rounds, outcomes[0], outcomes[1], cancelledWithBuffer, used)
 	require.NotZero(t, outcomes[0])
 	require.NotZero(t, outcomes[1])
 	require.Zero(t, pool.Out())
@@ -92,13 +139,19 @@ func TestCancelRacingBufferSelectRead(t *testing.T) {
 	}
 	race.submit()
 	seen := map[uint16]bool{}
-	for len(seen) < nbufs {
-		_, err = unix.Write(pw, []byte{1}) // one byte per read
-		require.NoError(t, err)
+	for write := true; len(seen) < nbufs; {
+		if write { // one byte per read
+			_, err = unix.Write(pw, []byte{1})
+			require.NoError(t, err)
+		}
 		c, err := r.WaitCQETimeout(5 * time.Second)
-		require.NoError(t, err)
-		res, flags := c.Res, sys.CQEFlags(c.Flags)
+		require.NoError(t, err, "%d of %d reads completed", len(seen), nbufs)
+		ud, res, flags := c.UserData, c.Res, sys.CQEFlags(c.Flags)
 		r.CQESeen(c)
+		if write = ud != reg.InternalUserData; !write { // the pool's PROVIDE_BUFFERS (before 5.19)
+			require.GreaterOrEqual(t, res, int32(0), "PROVIDE_BUFFERS")
+			continue
+		}
 		require.Equal(t, int32(1), res)
 		bid, _, err := pool.Take(res, flags)
 		require.NoError(t, err)
