@@ -38,16 +38,6 @@ func (l *lifetime) acquire() bool {
 	return true
 }
 
-// acquireClosing takes a reference while Close runs (for its wakes): it
-// fails only once the ring is torn down.
-func (l *lifetime) acquireClosing() bool {
-	if l.refs.Add(1)&doneBit != 0 {
-		l.releaseRef()
-		return false
-	}
-	return true
-}
-
 // releaseRef drops a reference; the last one after Close tears down.
 func (l *lifetime) releaseRef() {
 	if l.refs.Add(-1) == closedBit {
