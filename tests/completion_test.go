@@ -4,7 +4,9 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // TestPeekFlushesOverflowAndTaskrun: PeekCQE alone (no wait call) drains a
@@ -52,6 +55,7 @@ func TestPeekFlushesOverflowAndTaskrun(t *testing.T) {
 		require.Zero(t, r.SQFlags()&sys.SQCQOverflow)
 	})
 	t.Run("taskrun", func(t *testing.T) {
+		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupSingleIssuer|sys.SetupDeferTaskrun))
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		r := testutil.NewRing(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
@@ -85,13 +89,18 @@ func TestPeekFlushesOverflowAndTaskrun(t *testing.T) {
 // thread gives a typed error, not the kernel's bare EEXIST; the poll loop
 // and the task executor forward calls from any goroutine instead.
 func TestSingleIssuerForeignGoroutine(t *testing.T) {
-	t.Run("ring", func(t *testing.T) {
-		for _, opts := range [][]uring.Option{
-			{uring.WithSingleIssuer()},
-			{uring.WithSingleIssuer(), uring.WithDeferTaskrun()},
-		} {
+	for _, c := range []struct {
+		name  string
+		flags sys.SetupFlags
+		opts  []uring.Option
+	}{
+		{"ring/single-issuer", sys.SetupSingleIssuer, []uring.Option{uring.WithSingleIssuer()}},
+		{"ring/defer-taskrun", sys.SetupSingleIssuer | sys.SetupDeferTaskrun, []uring.Option{uring.WithSingleIssuer(), uring.WithDeferTaskrun()}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			testutil.Require(t, uring.SupportsSetupFlag(c.flags))
 			runtime.LockOSThread()
-			r := testutil.NewRing(t, 8, opts...)
+			r := testutil.NewRing(t, 8, c.opts...)
 			sqe.Nop(getSQE(t, r))
 			_, err := r.SubmitAndWait(1) // the issuer is this thread now
 			require.NoError(t, err)
@@ -115,15 +124,21 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 				_, raw := err.(*os.SyscallError)
 				require.False(t, raw, "a foreign thread got the kernel's raw error %q, not a typed one", err)
 			}
-		}
-	})
+		})
+	}
 	t.Run("poll", func(t *testing.T) {
 		l, err := poll.New(poll.Config{})
 		require.NoError(t, err)
 		defer l.Close()
-		res, err := l.Do(context.Background(), func(s *sys.SQE) error { sqe.NopResult(s, 7); return nil })
+		pr, pw := rawPipe(t, 0)
+		msg := []byte("foreign")
+		res, err := l.Do(context.Background(), func(s *sys.SQE) error { return sqe.Write(s, pw, msg, sqe.CurrentPos) })
 		require.NoError(t, err)
-		require.Equal(t, int32(7), res.Res)
+		require.Equal(t, int32(len(msg)), res.Res)
+		got := make([]byte, 16)
+		n, err := unix.Read(pr, got)
+		require.NoError(t, err)
+		require.Equal(t, "foreign", string(got[:n]))
 	})
 	t.Run("task", func(t *testing.T) {
 		ex, err := task.NewExecutor()
@@ -137,12 +152,35 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 // TestUserDataGenerationsUnderLoad: ops churn through a few slots (so the
 // generations of each slot move on thousands of times) while reads stay in
 // flight, and CQEs carrying tokens of finished ops or wrapped-around
-// generations are injected (MSG_RING from another ring): the loop and the
-// executor drop every forged CQE, deliver every real one exactly once,
-// and never complete an op in flight early.
+// generations are injected: the loop and the executor drop every forged
+// CQE, deliver every real one exactly once (each op reads its own length
+// from a file: its result says whose CQE it got), and never complete an op
+// in flight early. The forged CQEs come from another ring by MSG_RING
+// (5.18), and, on every kernel, from NOPs with the forged user_data queued
+// on the target's own SQ from its thread.
 func TestUserDataGenerationsUnderLoad(t *testing.T) {
+	for _, msgRing := range []bool{true, false} {
+		name := "sq"
+		if msgRing {
+			name = "msg_ring"
+		}
+		t.Run(name, func(t *testing.T) {
+			if msgRing {
+				testutil.Require(t, uring.SupportsOp(sys.OpMsgRing))
+			}
+			userDataGenerationsUnderLoad(t, msgRing)
+		})
+	}
+}
+
+func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 	total := scale(20000, 5000, 2000000)
-	src := testutil.NewRing(t, 64)
+	var src *uring.Ring
+	if msgRing {
+		src = testutil.NewRing(t, 64)
+	}
+	// forge sends a CQE for each of uds into the ring with fd ringFd by
+	// MSG_RING.
 	forge := func(t *testing.T, ringFd int, uds []uint64) {
 		for i := 0; i < len(uds); {
 			n := 0
@@ -154,6 +192,28 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 			}
 		}
 	}
+	// queueForged puts a NOP for each of uds on r's SQ (its owner's thread
+	// only; the owner submits them with its next batch).
+	queueForged := func(r *uring.Ring, uds []uint64) error {
+		for _, ud := range uds {
+			s, err := r.GetSQE()
+			if err != nil {
+				return err
+			}
+			sqe.Nop(s)
+			s.UserData = ud
+		}
+		return nil
+	}
+	// A file whose reads return their length: op i reads lengthOf(i) bytes.
+	const fileSize = 4096
+	path := filepath.Join(t.TempDir(), "lengths")
+	require.NoError(t, os.WriteFile(path, make([]byte, fileSize), 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	fileFd := int(f.Fd())
+	lengthOf := func(i int) int { return 1 + i%fileSize }
 
 	t.Run("poll", func(t *testing.T) {
 		l, err := poll.New(poll.Config{Entries: 64, NoDeferTaskrun: true})
@@ -180,16 +240,19 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				buf := make([]byte, fileSize)
 				for i := w; i < total; i += 4 {
-					res, err := l.Do(context.Background(), func(s *sys.SQE) error { sqe.NopResult(s, int32(i)); return nil })
-					if err != nil || int(res.Res) != i {
-						t.Errorf("op %d: %v %v", i, res, err)
+					n := lengthOf(i)
+					res, err := l.Do(context.Background(), func(s *sys.SQE) error { return sqe.Read(s, fileFd, buf[:n], 0) })
+					if err != nil || int(res.Res) != n {
+						t.Errorf("op %d: %v %v, want %d bytes", i, res, err, n)
 						return
 					}
 					mu.Lock()
 					seen[i]++
 					mu.Unlock()
 				}
+				runtime.KeepAlive(buf)
 			}()
 		}
 		// Record tokens from the loop thread while the churn goes on.
@@ -206,8 +269,17 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		wg.Wait()
+		require.NotEmpty(t, old)
 		before := l.Stats().Stale
-		forge(t, ringFd, old)
+		if msgRing {
+			forge(t, ringFd, old)
+		} else {
+			for i := 0; i < len(old); i += 16 {
+				var qerr error
+				require.NoError(t, l.Run(func() { qerr = queueForged(l.Ring(), old[i:min(i+16, len(old))]) }))
+				require.NoError(t, qerr)
+			}
+		}
 		require.Eventually(t, func() bool { return l.Stats().Stale-before == uint64(len(old)) }, 5*time.Second, time.Millisecond,
 			"forged CQEs: %d counted stale of %d", l.Stats().Stale-before, len(old))
 		for i, n := range seen {
@@ -245,24 +317,39 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 			}
 		}
 		forged := make(chan struct{})
-		go func() { defer close(forged); forge(t, ex.Ring().Fd(), uds) }()
+		if msgRing {
+			go func() { defer close(forged); forge(t, ex.Ring().Fd(), uds) }()
+		}
+		var toQueue []uint64 // without MSG_RING: queued from the churning task
+		if !msgRing {
+			toQueue = uds
+		}
 		var count int
 		_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
 			const width = 16
 			hs := make([]*task.Handle[int], 0, width)
 			for i := 0; i < total; i++ {
 				hs = append(hs, task.Spawn(tk, func(tk *task.T) (int, error) {
-					res, _, err := tk.Await(func(s *sys.SQE) { sqe.NopResult(s, int32(i)) })
+					b := make([]byte, lengthOf(i))
+					res, _, err := tk.Await(func(s *sys.SQE) { _ = sqe.Read(s, fileFd, b, 0) })
+					runtime.KeepAlive(b)
 					return int(res), err
 				}))
+				if !msgRing && len(toQueue) > 0 && i%4 == 0 {
+					k := min(4, len(toQueue))
+					if err := queueForged(tk.Executor().Ring(), toQueue[:k]); err != nil {
+						return struct{}{}, fmt.Errorf("queueing forged NOPs: %w", err)
+					}
+					toQueue = toQueue[k:]
+				}
 				if len(hs) == width || i == total-1 {
 					for j, h := range hs {
 						v, err := h.Join(tk)
 						if err != nil {
 							return struct{}{}, err
 						}
-						if v != i-len(hs)+1+j {
-							t.Errorf("task %d got result %d", i-len(hs)+1+j, v)
+						if want := lengthOf(i - len(hs) + 1 + j); v != want {
+							t.Errorf("task %d got result %d, want %d", i-len(hs)+1+j, v, want)
 						}
 						count++
 					}
@@ -272,7 +359,10 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 			return struct{}{}, nil
 		})
 		require.NoError(t, err)
-		<-forged
+		if msgRing {
+			<-forged
+		}
+		require.Empty(t, toQueue, "forged NOPs left unqueued")
 		require.Equal(t, total, count)
 		// (Handle.Done is for tasks; from here, a Wait that times out.)
 		early, cancelEarly := context.WithTimeout(context.Background(), 10*time.Millisecond)
