@@ -16,6 +16,7 @@ import (
 	"github.com/pure-uring/uring/internal/seccomp"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -69,7 +70,9 @@ func TestIOURingDisabledSysctl(t *testing.T) {
 	const knob = "/proc/sys/kernel/io_uring_disabled"
 	old, err := os.ReadFile(knob)
 	if os.IsNotExist(err) {
-		t.Skip("kernel has no kernel.io_uring_disabled (added in 6.6)")
+		// The sysctl's probe: Require fails the test from 6.6 on.
+		testutil.Require(t, &uring.UnsupportedError{Feature: "sysctl kernel.io_uring_disabled",
+			MinimumVersion: "6.6", Kernel: uring.KernelRelease(), Err: err})
 	}
 	require.NoError(t, err)
 	if os.Geteuid() != 0 {
@@ -90,37 +93,43 @@ func TestIOURingDisabledSysctl(t *testing.T) {
 }
 
 // TestExecChildInheritsNoRingFdNorOpFds: the ring fd and fds made by open
-// and socket ops are close-on-exec.
+// ops (5.6) and, where the kernel has them, socket ops (5.19) are
+// close-on-exec.
 func TestExecChildInheritsNoRingFdNorOpFds(t *testing.T) {
-	r := testutil.NewRing(t, 8)
 	path, err := sqe.Path(os.Args[0])
 	require.NoError(t, err)
-	s, err := r.GetSQE()
-	require.NoError(t, err)
-	require.NoError(t, sqe.Openat(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0))
-	s, err = r.GetSQE()
-	require.NoError(t, err)
-	require.NoError(t, sqe.Socket(s, unix.AF_INET, unix.SOCK_STREAM, 0))
-	_, err = r.SubmitAndWait(2)
-	require.NoError(t, err)
-	fds := []int{r.Fd()}
-	for i := 0; i < 2; i++ {
-		c, err := r.WaitCQE()
-		require.NoError(t, err)
-		fd, err := cqe.Result(c)
-		require.NoError(t, err)
-		r.CQESeen(c)
-		fds = append(fds, fd)
-		defer unix.Close(fd)
-	}
-	out, err := exec.Command("/bin/sh", "-c", "ls /proc/self/fd").Output()
-	require.NoError(t, err)
-	inherited := map[int]bool{}
-	for _, f := range strings.Fields(string(out)) {
-		n, _ := strconv.Atoi(f)
-		inherited[n] = true
-	}
-	for _, fd := range fds {
-		require.False(t, inherited[fd], "fd %d leaked into the exec'd child (%s)", fd, out)
+	for _, c := range []struct {
+		name  string
+		needs error
+		prep  func(s *sys.SQE) error
+	}{
+		{"openat", uring.SupportsOp(sys.OpOpenat), func(s *sys.SQE) error { return sqe.Openat(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0) }},
+		{"socket", uring.SupportsOp(sys.OpSocket), func(s *sys.SQE) error { return sqe.Socket(s, unix.AF_INET, unix.SOCK_STREAM, 0) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			testutil.Require(t, c.needs)
+			r := testutil.NewRing(t, 8)
+			s, err := r.GetSQE()
+			require.NoError(t, err)
+			require.NoError(t, c.prep(s))
+			_, err = r.SubmitAndWait(1)
+			require.NoError(t, err)
+			cq, err := r.WaitCQE()
+			require.NoError(t, err)
+			fd, err := cqe.Result(cq)
+			r.CQESeen(cq)
+			require.NoError(t, err)
+			defer unix.Close(fd)
+			out, err := exec.Command("/bin/sh", "-c", "ls /proc/self/fd").Output()
+			require.NoError(t, err)
+			inherited := map[int]bool{}
+			for _, f := range strings.Fields(string(out)) {
+				n, _ := strconv.Atoi(f)
+				inherited[n] = true
+			}
+			for _, fd := range []int{r.Fd(), fd} {
+				require.False(t, inherited[fd], "fd %d leaked into the exec'd child (%s)", fd, out)
+			}
+		})
 	}
 }
