@@ -53,7 +53,9 @@ type Core[M any] struct {
 	// cancelEach: the kernel refused CANCEL_ANY (before 5.19), CancelAll
 	// cancels slot by slot.
 	cancelEach bool
+	closed     bool // closeRing ran
 	kicks      atomic.Uint64
+	wp         waitPolicy
 
 	// inbox
 	mu      sync.Mutex
@@ -67,14 +69,15 @@ type Core[M any] struct {
 // CoreStats are the Core's counters (owner thread; Kicks is the wakeups
 // other goroutines sent).
 type CoreStats struct {
-	Reaps     uint64 // reaps that found CQEs
-	Completed uint64 // CQEs delivered to handlers
-	Stale     uint64 // CQEs whose slot generation did not match (dropped)
-	WakeCQEs  uint64 // wakeup CQEs reaped (the armed poll of the wake eventfd)
-	Parks     uint64 // idle parks on the channel (nothing in flight)
-	NetParks  uint64 // parks in Go's netpoller on the ring's eventfd
-	Sleeps    uint64 // sleeps in io_uring_enter begun through BeginKernelSleep
-	Kicks     uint64 // wakeups sent by other goroutines
+	Reaps       uint64 // reaps that found CQEs
+	Completed   uint64 // CQEs delivered to handlers
+	Stale       uint64 // CQEs whose slot generation did not match (dropped)
+	WakeCQEs    uint64 // wakeup CQEs reaped (the armed poll of the wake eventfd)
+	Parks       uint64 // idle parks on the channel (nothing in flight)
+	NetParks    uint64 // parks in Go's netpoller on the ring's eventfd
+	Sleeps      uint64 // sleeps in io_uring_enter begun through BeginKernelSleep
+	KernelWaits uint64 // of those, Wait's (adaptive or without NetPark)
+	Kicks       uint64 // wakeups sent by other goroutines
 }
 
 // CoreConfig says what ring NewCore makes and which sleeps it prepares.
@@ -107,11 +110,13 @@ type CoreConfig struct {
 // has them, so a Core starts on every kernel from 5.10 on.
 func NewCore[M any](cfg CoreConfig) (*Core[M], error) {
 	c := &Core[M]{tid: sys.Gettid(), parkCh: make(chan struct{}, 1), freeHead: noSlot}
+	c.wp = waitPolicy{spin: DefaultSpin, adaptive: true}
 	r, err := newCoreRing(&cfg)
 	if err != nil {
 		return nil, err
 	}
 	c.ring = r
+	runningCores.Add(1) // closeRing takes it back
 	fl := r.SetupFlags()
 	c.iopoll = fl&sys.SetupIOPoll != 0
 	c.sqpoll = fl&sys.SetupSQPoll != 0
@@ -217,6 +222,10 @@ func (c *Core[M]) Close() ([]M, error) {
 }
 
 func (c *Core[M]) closeRing() error {
+	if !c.closed {
+		c.closed = true
+		runningCores.Add(-1)
+	}
 	err := c.ring.Close()
 	if c.efd != nil {
 		_ = c.efd.Close() // the ring dropped its reference when it closed

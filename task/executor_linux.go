@@ -43,7 +43,7 @@ func WithoutDeferTaskrun() Option { return func(c *config) { c.noDefer = true } 
 // the ring for completions before it parks in Go's netpoller (0 parks at
 // once). Spinning holds the executor's P: keep it short. Without it the
 // spin is 5µs, longer (up to 100µs) while recent waits for completions
-// were that short and the process has Ps to spare (see spin_linux.go).
+// were that short and the process has Ps to spare (see poll.Core.Wait).
 func WithSpin(d time.Duration) Option {
 	return func(c *config) { c.spin, c.fixedSpin = max(d, 0), true }
 }
@@ -100,9 +100,6 @@ type Executor struct {
 	closeReq atomic.Bool // Close was called
 	done     chan struct{}
 
-	spin     time.Duration
-	adaptive bool          // spin longer while recent waits were short (spin_linux.go)
-	waitAvg  time.Duration // average idle wait with ops in flight
 	// A goroutine was made runnable since the last wait: do not spin.
 	signalled bool
 
@@ -128,7 +125,7 @@ type execStats struct {
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
 // creates the ring on that thread and runs tasks until Close.
 func NewExecutor(opts ...Option) (*Executor, error) {
-	c := config{entries: 1024, closeWait: 2 * time.Second, spin: defaultSpin}
+	c := config{entries: 1024, closeWait: 2 * time.Second, spin: poll.DefaultSpin}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -144,9 +141,6 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 	}
 	return ex, nil
 }
-
-// defaultSpin is how long an idle executor checks the ring before parking.
-const defaultSpin = 5 * time.Microsecond
 
 // coreConfig is the executor's Core: SINGLE_ISSUER|DEFER_TASKRUN with
 // TASKRUN_FLAG where the kernel has them (and its eventfd works with them),
@@ -174,13 +168,10 @@ func (ex *Executor) main(c *config, started chan<- error) {
 		return
 	}
 	ex.core, ex.ring = core, core.Ring()
-	ex.spin = c.spin
+	core.SetSpin(c.spin, !c.fixedSpin && core.NetPark())
 	ex.trimEvery = trimEvery
-	ex.adaptive = !c.fixedSpin && core.NetPark()
 	started <- nil
-	runningExecutors.Add(1)
 	ex.loop()
-	runningExecutors.Add(-1)
 	ex.shutdown()
 	close(ex.done)
 }
@@ -322,28 +313,12 @@ func (ex *Executor) poll(block bool) {
 		return
 	}
 	// Goroutines just made runnable (a Conn's completion, a remote join)
-	// need the P the spin would hold, and are queued on this P: park,
-	// which gives it up at once, rather than spin or hold it in a system
-	// call.
-	signalled := ex.signalled
+	// need the P a spin or kernel wait would hold, and are queued on this
+	// P: park, which gives it up at once.
+	parkNow := ex.signalled
 	ex.signalled = false
-	start := time.Now()
-	ex.trimIdle(start)
-	if !signalled && ex.spinWait(ex.spinFor()) {
-		ex.noteWait(time.Since(start))
-		_, _ = ex.ring.Submit()
-		ex.reap()
-		return
-	}
-	if !signalled && ex.waitInKernel() && c.BeginKernelSleep() {
-		_, _ = ex.ring.SubmitAndWait(1) // EINTR is retried by the ring
-		c.EndSleep()
-		ex.noteWait(time.Since(start))
-		ex.reap()
-		return
-	}
-	_ = c.ParkNetpoll(0) // an error (never expected) only ends the park
-	ex.noteWait(time.Since(start))
+	ex.trimIdle(time.Now())
+	c.Wait(parkNow)
 	ex.reap()
 }
 

@@ -13,39 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The adaptive spin follows the recent waits: short ones (with ops in
-// flight) lengthen it up to twice their average, capped; long ones, waits
-// with nothing in flight, WithSpin, or no spare P leave it as configured.
-func TestAdaptiveSpin(t *testing.T) {
-	// Spare Ps for the test's own decision, whatever GOMAXPROCS it runs at.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(int(runningExecutors.Load()) + 2))
-	ex := &Executor{spin: defaultSpin, adaptive: true, busy: 1}
-	require.Equal(t, defaultSpin, ex.spinFor(), "no history yet")
-	for range 64 {
-		ex.noteWait(30 * time.Microsecond)
-	}
-	require.InDelta(t, float64(60*time.Microsecond), float64(ex.spinFor()), float64(2*time.Microsecond))
-
-	for range 64 {
-		ex.noteWait(5 * time.Millisecond) // an idle server's gaps
-	}
-	require.Equal(t, defaultSpin, ex.spinFor(), "long waits turn it off")
-	require.LessOrEqual(t, ex.waitAvg, 10*maxKernelWait, "one long wait weighs at most the cap")
-
-	ex.waitAvg = 30 * time.Microsecond
-	ex.busy = 0
-	ex.noteWait(time.Second)
-	require.Equal(t, 30*time.Microsecond, ex.waitAvg, "a wait with nothing in flight is not counted")
-
-	ex.adaptive = false
-	require.Equal(t, defaultSpin, ex.spinFor(), "WithSpin fixes it")
-
-	ex.adaptive = true
-	runningExecutors.Add(int32(runtime.GOMAXPROCS(0)))
-	defer runningExecutors.Add(-int32(runtime.GOMAXPROCS(0)))
-	require.Equal(t, defaultSpin, ex.spinFor(), "no spare P: no longer spin")
-}
-
 // kernelWaiting puts ex into a kernel wait: a short average wait and a
 // read in flight that only data ends. It returns the pipe's write end.
 func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
@@ -59,7 +26,7 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 				return 0, err
 			}
 		}
-		tk.ex.waitAvg = 10 * time.Microsecond
+		tk.ex.core.SetWaitHint(10 * time.Microsecond)
 		return tk.Read(pr, make([]byte, 8), CurrentPos)
 	})
 	deadline := time.Now().Add(5 * time.Second)
@@ -73,7 +40,7 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 // An executor waiting in io_uring_enter is woken by work from another
 // goroutine (a posted CQE, not the eventfd) and from another executor.
 func TestKernelWaitWokenByPosts(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(int(runningExecutors.Load()) + 4)) // spare Ps
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 16)) // spare Ps
 	rt := newRuntime(t, 2)
 	a, b := rt.Executors()[0], rt.Executors()[1]
 

@@ -1,0 +1,52 @@
+//go:build linux
+
+package poll
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The adaptive spin follows the recent waits: short ones (with ops in
+// flight) lengthen it up to twice their average, capped; long ones, waits
+// with nothing in flight, a fixed spin, or no spare P leave it as
+// configured.
+func TestAdaptiveSpin(t *testing.T) {
+	// Spare Ps for the test's own decision, whatever GOMAXPROCS it runs at.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(int(runningCores.Load()) + 2))
+	c := &Core[struct{}]{inflight: 1}
+	c.SetSpin(DefaultSpin, true)
+	require.Equal(t, DefaultSpin, c.spinFor(), "no history yet")
+	for range 64 {
+		c.noteWait(30 * time.Microsecond)
+	}
+	require.InDelta(t, float64(60*time.Microsecond), float64(c.spinFor()), float64(2*time.Microsecond))
+	require.True(t, c.waitInKernel(), "short waits with ops in flight: wait in the kernel")
+
+	for range 64 {
+		c.noteWait(5 * time.Millisecond) // an idle server's gaps
+	}
+	require.Equal(t, DefaultSpin, c.spinFor(), "long waits turn it off")
+	require.False(t, c.waitInKernel())
+	require.LessOrEqual(t, c.wp.avg, 10*maxKernelWait, "one long wait weighs at most the cap")
+
+	c.SetWaitHint(30 * time.Microsecond)
+	c.inflight = 0
+	c.noteWait(time.Second)
+	require.Equal(t, 30*time.Microsecond, c.wp.avg, "a wait with nothing in flight is not counted")
+	require.False(t, c.waitInKernel(), "nothing in flight: never a kernel wait")
+	c.inflight = 1
+
+	c.SetSpin(DefaultSpin, false)
+	require.Equal(t, DefaultSpin, c.spinFor(), "a fixed spin")
+	require.False(t, c.waitInKernel())
+
+	c.SetSpin(DefaultSpin, true)
+	runningCores.Add(int32(runtime.GOMAXPROCS(0)))
+	defer runningCores.Add(-int32(runtime.GOMAXPROCS(0)))
+	require.Equal(t, DefaultSpin, c.spinFor(), "no spare P: no longer spin")
+	require.False(t, c.waitInKernel(), "no spare P: no kernel wait")
+}
