@@ -193,10 +193,10 @@ func cancelRacingMultishotBuffers(t *testing.T, mech reg.PoolMechanism) {
 	rounds := scale(100000, 20000, 1000000)
 	ex, err := task.NewExecutor()
 	require.NoError(t, err)
-	defer ex.Close()
+	closeAtEnd(t, "Executor", ex.Close)
 	pr, pw := rawPipe(t, unix.O_NONBLOCK)
 	var outcomes [2]int // loops ended by the cancel, by a break
-	_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+	_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
 		pool, err := reg.NewBufPool(tk.Executor().Ring(), reg.PoolConfig{Group: 9, Count: 4, Size: 16, Mechanism: mech})
 		if err != nil {
 			return struct{}{}, err

@@ -129,7 +129,7 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 	t.Run("poll", func(t *testing.T) {
 		l, err := poll.New(poll.Config{})
 		require.NoError(t, err)
-		defer l.Close()
+		closeAtEnd(t, "Loop", l.Close)
 		pr, pw := rawPipe(t, 0)
 		msg := []byte("foreign")
 		res, err := l.Do(context.Background(), func(s *sys.SQE) error { return sqe.Write(s, pw, msg, sqe.CurrentPos) })
@@ -143,8 +143,8 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 	t.Run("task", func(t *testing.T) {
 		ex, err := task.NewExecutor()
 		require.NoError(t, err)
-		defer ex.Close()
-		_, err = task.Run(ex, context.Background(), func(tk *task.T) (int, error) { return 0, tk.Nop() })
+		closeAtEnd(t, "Executor", ex.Close)
+		_, err = runTask(t, ex, opBound, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 		require.NoError(t, err)
 	})
 }
@@ -218,7 +218,7 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 	t.Run("poll", func(t *testing.T) {
 		l, err := poll.New(poll.Config{Entries: 64, NoDeferTaskrun: true})
 		require.NoError(t, err)
-		defer l.Close()
+		closeAtEnd(t, "Loop", l.Close)
 		// Reads in flight for the whole run.
 		const pending = 8
 		pipes := make([][2]*os.File, pending)
@@ -303,7 +303,7 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 	t.Run("task", func(t *testing.T) {
 		ex, err := task.NewExecutor(task.WithoutDeferTaskrun())
 		require.NoError(t, err)
-		defer ex.Close()
+		closeAtEnd(t, "Executor", ex.Close)
 		pr, pw := pipe(t)
 		prFd := rawFd(t, pr)
 		got := make([]byte, 2)
@@ -325,7 +325,7 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 			toQueue = uds
 		}
 		var count int
-		_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+		_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
 			const width = 16
 			hs := make([]*task.Handle[int], 0, width)
 			for i := 0; i < total; i++ {

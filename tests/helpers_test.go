@@ -4,10 +4,13 @@ package tests
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -232,4 +236,67 @@ func (c *cancelRace) round(i int) (m [4]sys.CQE) {
 		c.t.Fatalf("round %d: the write: %d", i, m[3].Res)
 	}
 	return m
+}
+
+// Bounds on waits, so that a missing wakeup fails its test with a message
+// instead of stalling the binary until -timeout. Generous: a slow VM (qemu
+// without KVM) must not reach them.
+const (
+	opBound    = 10 * time.Second // one operation, one Close
+	phaseBound = 3 * time.Minute  // a whole stress loop
+)
+
+// waitFor runs fn on a goroutine and waits at most d for it to return,
+// failing the test with what when it does not (the goroutine stays
+// behind). fn must not call t's methods.
+func waitFor(t testing.TB, d time.Duration, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s: still blocked after %v", what, d)
+	}
+}
+
+// closeAtEnd closes c (an executor, runtime or loop) at the end of the
+// test, failing it when Close hangs; a Close the test made first is
+// repeated harmlessly.
+func closeAtEnd(t testing.TB, what string, closeFn func() error) {
+	t.Helper()
+	t.Cleanup(func() { waitFor(t, opBound, what+".Close", func() { _ = closeFn() }) })
+}
+
+// runTask runs fn as a task on ex (with context.Background, so that its
+// ops carry no deadline) and waits at most d for it, failing the test when
+// the task is still running then.
+func runTask[R any](t testing.TB, ex *task.Executor, d time.Duration, fn func(*task.T) (R, error)) (R, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	v, err := task.SpawnOn(ex, context.Background(), fn).Wait(ctx)
+	if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the task was still running after %v", d)
+	}
+	return v, err
+}
+
+// inKernel waits until the task that sets started just before its op has
+// parked on that op and the executor has submitted it. ex.Do's fn runs on
+// the executor's thread between tasks, so a started task seen there is
+// parked in its op; an SQ with nothing left unsubmitted means the op
+// reached the kernel.
+func inKernel(t testing.TB, ex *task.Executor, started *atomic.Bool) {
+	t.Helper()
+	deadline := time.Now().Add(opBound)
+	for {
+		var in bool
+		require.NoError(t, ex.Do(func() { in = started.Load() && ex.Ring().SQReady() == 0 }))
+		if in {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "the task's op never reached the kernel")
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -44,7 +44,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 		addr := ln.Addr().String()
 		ex, err := task.NewExecutor()
 		require.NoError(t, err)
-		defer ex.Close()
+		closeAtEnd(t, "Executor", ex.Close)
 		base := fdCount(t)
 		rounds := scale(300, 100, 5000)
 		var accepted, cancelled int
@@ -80,7 +80,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 			c.Close()
 		}
 		// Connections queued behind cancelled accepts: take them off.
-		_, err = task.Run(ex, context.Background(), func(tk *task.T) (int, error) {
+		_, err = runTask(t, ex, phaseBound, func(tk *task.T) (int, error) {
 			if err := unix.SetNonblock(lfd, true); err != nil {
 				return 0, err
 			}
@@ -100,7 +100,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 	t.Run("open", func(t *testing.T) {
 		ex, err := task.NewExecutor()
 		require.NoError(t, err)
-		defer ex.Close()
+		closeAtEnd(t, "Executor", ex.Close)
 		dir := t.TempDir()
 		base := fdCount(t)
 		var completed, closedByExecutor int
@@ -156,7 +156,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 		t.Parallel()
 		ex, err := task.NewExecutor()
 		require.NoError(t, err)
-		defer ex.Close()
+		closeAtEnd(t, "Executor", ex.Close)
 		require.NotZero(t, ex.Ring().SetupFlags()&sys.SetupDeferTaskrun, "the executor should use DEFER_TASKRUN here")
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
@@ -180,7 +180,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 		t.Parallel()
 		l, err := poll.New(poll.Config{WaitTimeout: 30 * time.Second})
 		require.NoError(t, err)
-		defer l.Close()
+		closeAtEnd(t, "Loop", l.Close)
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
 		got := make(chan time.Time, 1)
@@ -237,14 +237,14 @@ func TestSoakGCStressClobberfree(t *testing.T) {
 
 	ex, err := task.NewExecutor()
 	require.NoError(t, err)
-	defer ex.Close()
+	closeAtEnd(t, "Executor", ex.Close)
 	var pipes [lanes][2]int
 	for i := range pipes {
 		pipes[i][0], pipes[i][1] = rawPipe(t, 0)
 	}
 	var verified, collected atomic.Int64
 	t0 := time.Now()
-	_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+	_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
 		hs := make([]*task.Handle[struct{}], lanes)
 		for lane := range hs {
 			hs[lane] = task.Spawn(tk, func(tk *task.T) (struct{}, error) {

@@ -140,10 +140,10 @@ func TestSoakTaskPipePingPong(t *testing.T) {
 	base := fdCount(t)
 	ex, err := task.NewExecutor()
 	require.NoError(t, err)
-	defer ex.Close()
+	closeAtEnd(t, "Executor", ex.Close)
 	finished := 0
 	t0 := time.Now()
-	_, err = task.Run(ex, context.Background(), func(tk *task.T) (struct{}, error) {
+	_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
 		for wave := 0; finished < tasks; wave++ {
 			hs := make([]*task.Handle[int], 0, 2*pairs)
 			for p := 0; p < pairs && finished+len(hs) < tasks; p++ {
@@ -366,7 +366,7 @@ func TestSoakSQPollIdleGaps(t *testing.T) {
 		t.Skipf("SQPoll loop: %v", err)
 	}
 	require.NoError(t, err)
-	defer l.Close()
+	closeAtEnd(t, "Loop", l.Close)
 	for g := 0; g < gaps; g++ {
 		time.Sleep(25 * time.Millisecond)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -414,7 +414,7 @@ func TestSoakIOPollWithoutPollQueues(t *testing.T) {
 
 	l, err := poll.New(poll.Config{Strategy: poll.IOPoll})
 	require.NoError(t, err)
-	defer l.Close()
+	closeAtEnd(t, "Loop", l.Close)
 	for i := 0; i < rounds; i++ {
 		_, err := l.Do(context.Background(), func(s *sys.SQE) error { return sqe.Read(s, fd, buf, 0) })
 		require.ErrorIs(t, err, unix.EOPNOTSUPP)
