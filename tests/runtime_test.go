@@ -18,6 +18,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sqe"
@@ -140,66 +141,69 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 	})
 }
 
-// TestDeferTaskrunIdleThenPrompt: a DEFER_TASKRUN executor and poll loop
-// idle for seconds with a read in flight; data then arrives from another
-// goroutine: the read completes within milliseconds, not at the next
-// timeout, and new work from outside is served as fast.
+// TestDeferTaskrunIdleThenPrompt: an executor and a poll loop (with
+// DEFER_TASKRUN where the kernel has it, 6.1) idle for a second or two
+// with a read in flight; data then arrives from another goroutine: the
+// read completes (the wakeup reaches the sleeping owner), and new work
+// from outside is served too. The loop's kernel waits last 30 s and each
+// wait here is bounded by 10 s, so a completion seen only at the next
+// timeout fails.
 func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 	idle := 2 * time.Second
 	if testing.Short() {
 		idle = time.Second
 	}
-	// Well above scheduling noise on a loaded CI machine, far below the
-	// 30 s kernel wait the loop is given: a late wakeup cannot pass.
-	const prompt = 1500 * time.Millisecond
+	const bound = 10 * time.Second
+	deferTaskrun := uring.SupportsSetupFlag(sys.SetupDeferTaskrun) == nil
 	t.Run("task", func(t *testing.T) {
 		t.Parallel()
 		ex, err := task.NewExecutor()
 		require.NoError(t, err)
 		closeAtEnd(t, "Executor", ex.Close)
-		require.NotZero(t, ex.Ring().SetupFlags()&sys.SetupDeferTaskrun, "the executor should use DEFER_TASKRUN here")
+		require.Equal(t, deferTaskrun, ex.Ring().SetupFlags()&sys.SetupDeferTaskrun != 0,
+			"the executor uses DEFER_TASKRUN exactly where the probe has it")
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
 		h := task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
 		time.Sleep(idle)
-		t0 := time.Now()
 		_, err = unix.Write(pw, []byte("late"))
 		require.NoError(t, err)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
 		defer cancel()
 		n, err := h.Wait(ctx)
-		require.NoError(t, err)
+		require.NoError(t, err, "the read never completed: the idle executor missed the wakeup")
 		require.Equal(t, 4, n)
-		require.Less(t, time.Since(t0), prompt, "the read completed only after %v", time.Since(t0))
-		t0 = time.Now()
-		_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
+		require.Equal(t, "late", string(buf[:n]))
+		_, err = runTask(t, ex, bound, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 		require.NoError(t, err)
-		require.Less(t, time.Since(t0), prompt)
 	})
 	t.Run("poll", func(t *testing.T) {
 		t.Parallel()
 		l, err := poll.New(poll.Config{WaitTimeout: 30 * time.Second})
 		require.NoError(t, err)
 		closeAtEnd(t, "Loop", l.Close)
+		var flags sys.SetupFlags
+		require.NoError(t, l.Run(func() { flags = l.Ring().SetupFlags() }))
+		require.Equal(t, deferTaskrun, flags&sys.SetupDeferTaskrun != 0,
+			"the loop uses DEFER_TASKRUN exactly where the probe has it")
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
-		got := make(chan time.Time, 1)
+		got := make(chan poll.Result, 1)
 		require.NoError(t, l.Go(func(s *sys.SQE) error { return sqe.Read(s, pr, buf, sqe.CurrentPos) },
-			func(poll.Result, error) { got <- time.Now() }))
+			func(r poll.Result, err error) { require.NoError(t, err); got <- r }))
 		time.Sleep(idle)
-		t0 := time.Now()
 		_, err = unix.Write(pw, []byte("late"))
 		require.NoError(t, err)
 		select {
-		case at := <-got:
-			require.Less(t, at.Sub(t0), prompt, "the read completed only after %v", at.Sub(t0))
-		case <-time.After(5 * time.Second):
-			t.Fatal("the read never completed")
+		case r := <-got:
+			require.Equal(t, int32(4), r.Res)
+		case <-time.After(bound):
+			t.Fatalf("the read never completed within %v: the loop slept through the data (its waits last 30 s)", bound)
 		}
-		t0 = time.Now()
-		_, err = l.Do(context.Background(), func(s *sys.SQE) error { sqe.Nop(s); return nil })
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		_, err = l.Do(ctx, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 		require.NoError(t, err)
-		require.Less(t, time.Since(t0), prompt)
 	})
 }
 
@@ -294,7 +298,7 @@ func TestSoakGCStressClobberfree(t *testing.T) {
 	t.Logf("%d reads in %v, %d GCs, %d verified, %d buffers already collected after their CQE",
 		reads, time.Since(t0), gcs.Load(), verified.Load(), collected.Load())
 	require.Equal(t, int64(reads), verified.Load()+collected.Load())
-	require.Greater(t, verified.Load(), int64(reads/2))
+	require.NotZero(t, verified.Load(), "every buffer was collected before its check: nothing was verified")
 }
 
 func pattern(i, j int) byte { return byte(i*7 + j*13 + 1) }
