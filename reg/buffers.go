@@ -242,9 +242,10 @@ func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 	}
 	if _, err := register(dst, sys.RegisterCloneBuffers, &cb, 1); err != nil {
 		var re *Error
-		if replace && errors.As(err, &re) && re.Errno() == unix.EINVAL && !re.Unsupported {
+		if replace && errors.As(err, &re) && (re.Errno() == unix.EINVAL || re.Errno() == unix.EBUSY) && !re.Unsupported {
 			if ok, kerr := uring.KernelAtLeast("6.13"); kerr == nil && !ok {
-				// 6.12 knows no flag but SRC_REGISTERED.
+				// 6.12 knows no flag but SRC_REGISTERED, and checks for
+				// a table on dst first: EBUSY, or EINVAL for the flag.
 				re.Err = &uring.UnsupportedError{Feature: "clone flag IORING_REGISTER_DST_REPLACE", MinimumVersion: "6.13",
 					Kernel: uring.KernelRelease(), Err: re.Err}
 				re.Unsupported, re.Hint = true, ""
@@ -283,9 +284,10 @@ func (b *Buffers) InFlight() int64 { return b.inflight.Load() }
 
 // Unregister drops the ring's buffer table (IORING_UNREGISTER_BUFFERS) and
 // unmaps the memory as soon as no acquired request remains (at once when
-// none is in flight). Buf and Memory return nil after that. Each slot with
-// a nonzero tag posts its tag CQE when its buffer is released: during the
-// call when no request uses it, else when the last one completes.
+// none is in flight). Buf and Memory return nil after that. From Linux
+// 6.13 each slot with a nonzero tag posts its tag CQE when its buffer is
+// released: during the call when no request uses it, else when the last
+// one completes; before 6.13 Unregister posts no tags.
 //
 // With acquired requests in flight (InFlight() > 0) it depends on the
 // kernel, and never blocks on them:

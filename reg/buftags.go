@@ -12,6 +12,12 @@ package reg
 // request's CQE has been posted), or during the register call when no
 // request holds it. Putting a node with a nonzero tag posts one CQE on the
 // ring's CQ: user_data = tag, res = 0, flags = 0. A zero tag posts nothing.
+// That is Linux 6.13's scheme. Before 6.13 nodes are per ring generation,
+// not per buffer: an update (or Unregister) switches to a new node, the old
+// one is put when every request that took it has completed and this task's
+// cached references have been dropped (at its next io_uring_enter), and
+// the tags queued on it are posted from a workqueue, up to a second later;
+// Unregister queues none, so it posts no tags at all.
 // The CQE is an ordinary one: on a full CQ it overflows like any other
 // (kept and flushed later with IORING_FEAT_NODROP), and the reaper must
 // recognise it by its user_data, so reserve a user_data range for tags.

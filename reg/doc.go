@@ -78,6 +78,12 @@
 // it and every request still using it has completed. Fixed buffers take
 // tags the same way (BufferConfig.Tags, Buffers.UpdateTagged). Tag CQEs
 // arrive on the ring's CQ among request CQEs: reserve a user_data range.
+// When depends on the kernel: from Linux 6.13 a release nothing waits for
+// posts its tag during the register call, and Unregister posts the tags of
+// the slots it releases; before 6.13 Unregister posts no tags, and an
+// update's tag comes later, from a workqueue, once the old resources'
+// references are dropped (some are cached for the submitting task until
+// its next io_uring_enter; the work runs up to a second later).
 //
 // # Threads
 //

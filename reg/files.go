@@ -25,7 +25,9 @@ const maxFiles = 1 << 20
 // Tags: a slot registered with a nonzero tag posts a CQE with user_data =
 // tag, res = 0 and flags = 0 when the file really leaves the table, that is
 // after an Update or Unregister replaced it AND every request that was
-// using it has completed. Reap it like any other CQE.
+// using it has completed. Reap it like any other CQE. Before Linux 6.13
+// Unregister posts no tags and an Update's tag comes later, from a
+// workqueue (see the package comment).
 //
 // A Files is not safe for concurrent use.
 type Files struct {
@@ -127,7 +129,9 @@ func (f *Files) SetAllocRange(first sqe.Slot, n uint32) error {
 
 // Unregister drops the whole table (IORING_UNREGISTER_FILES). Requests in
 // flight keep their files until they complete; tagged slots post their tag
-// CQEs then.
+// CQEs then (Linux 6.13+; before, none). Before 6.13 the kernel's call
+// waits until every request using the ring's registered files or buffers
+// has completed.
 func (f *Files) Unregister() error {
 	if f.n == 0 {
 		return argErr("Files.Unregister", "table", "is already unregistered")
