@@ -3,6 +3,10 @@
 package reg
 
 import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -48,13 +52,29 @@ func register[T any](t Target, op sys.RegisterOp, arg *T, nr uint32) (int, error
 		err := g.UseTarget(func(fd int, flag sys.RegisterOp) error {
 			var err error
 			n, err = sys.Register(fd, op|flag, arg, nr)
-			return wrapFor(t, op, arg, err)
+			return viaIndex(flag, wrapFor(t, op, arg, err))
 		})
 		return n, err
 	}
 	fd, flag := t.RegisterTarget()
 	n, err := sys.Register(fd, op|flag, arg, nr)
-	return n, wrapFor(t, op, arg, err)
+	return n, viaIndex(flag, wrapFor(t, op, arg, err))
+}
+
+// viaIndex makes the EINVAL of a call through a registered ring index
+// (flag IORING_REGISTER_USE_REGISTERED_RING) on a kernel without that
+// flag (before 6.3) the probe's UnsupportedError naming it.
+func viaIndex(flag sys.RegisterOp, err error) error {
+	var re *Error
+	if flag&sys.RegisterUseRegisteredRing == 0 || !errors.As(err, &re) || re.Unsupported || re.Errno() != unix.EINVAL {
+		return err
+	}
+	if ue := probed(func() error { return supportsRegisterOp(sys.RegisterUseRegisteredRing) }); ue != nil {
+		u := *ue
+		u.Err = re.Err // the call's own answer
+		re.Err, re.Unsupported, re.Hint = &u, true, ""
+	}
+	return err
 }
 
 // registerNil calls io_uring_register(2) with no argument.
