@@ -526,7 +526,8 @@ func TestBufPoolStressNoDoubleHandout(t *testing.T) {
 				}
 				for _, c := range cqes[:k] {
 					if c.UserData == reg.InternalUserData {
-						require.Zero(t, c.Res, "PROVIDE_BUFFERS")
+						// 0, or on older kernels (5.10's) the number provided.
+						require.Contains(t, []int32{0, 1}, c.Res, "PROVIDE_BUFFERS")
 						continue
 					}
 					got++

@@ -19,8 +19,9 @@ var ErrNoBuffer = errors.New("reg: the CQE carries no buffer (IORING_CQE_F_BUFFE
 // of a PoolProvideBuffers pool). Their CQEs carry it too: a completion loop
 // ignores them (poll's loop counts user_data with bit 63 set as its own,
 // task's executor ignores slot indices from 0xFFFFFF00 up; a loop of your
-// own must skip them). Such a CQE's res is 0 (provide), or the number of
-// buffers removed, or -errno.
+// own must skip them). Such a CQE's res is -errno on failure; on success
+// the number of buffers removed (REMOVE_BUFFERS), or for PROVIDE_BUFFERS 0
+// (older kernels, 5.10's among them: the number of buffers provided).
 const InternalUserData = ^uint64(0) - 2
 
 // PoolMechanism is how a BufPool hands its buffers to the kernel.
