@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sys"
@@ -43,58 +42,72 @@ func vmSizeKB(t testing.TB) uint64 {
 // CQEs: about 3 MiB to map) in a process whose address space has room for
 // 1 MiB more (RLIMIT_AS) fails with a clean ENOMEM, and the fd and any ring
 // mapped before the failure are gone. RLIMIT_AS is process-wide, so it runs
-// in a child process; the plain and the NO_MMAP (our own memory) paths.
+// in a child process; the plain and, where the kernel has it (6.5), the
+// NO_MMAP (our own memory) paths.
 func TestHugeCQSizeENOMEMLeavesNothing(t *testing.T) {
 	if os.Getenv(enomemChildEnv) == "" {
 		t.Log(testutil.Child(t, "TestHugeCQSizeENOMEMLeavesNothing", enomemChildEnv+"=1"))
 		return
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no heap growth while limited
-	for _, opts := range [][]uring.Option{
-		{uring.WithCQSize(uring.MaxCQEntries)},
-		{uring.WithCQSize(uring.MaxCQEntries), uring.WithNoMmap()},
+	for _, c := range []struct {
+		name  string
+		needs error
+		opts  []uring.Option
+	}{
+		{"mmap", nil, []uring.Option{uring.WithCQSize(uring.MaxCQEntries)}},
+		{"no-mmap", uring.SupportsSetupFlag(sys.SetupNoMmap), []uring.Option{uring.WithCQSize(uring.MaxCQEntries), uring.WithNoMmap()}},
 	} {
-		// The limited ring works with enough address space.
-		r, err := uring.New(uring.MaxEntries, opts...)
-		testutil.SkipIfUnsupported(t, feature.Explain(err))
-		require.NoError(t, err)
-		require.NoError(t, r.Close())
-
-		before := testutil.Take()
-		var old unix.Rlimit
-		require.NoError(t, unix.Getrlimit(unix.RLIMIT_AS, &old))
-		limit := vmSizeKB(t)*1024 + 1<<20
-		require.NoError(t, unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: old.Max}))
-		r, err = uring.New(uring.MaxEntries, opts...)
-		require.NoError(t, unix.Setrlimit(unix.RLIMIT_AS, &old))
-		if r != nil {
-			r.Close()
-		}
-		require.Nil(t, r, "uring.New succeeded with 1 MiB of address space left")
-		require.ErrorIs(t, err, syscall.ENOMEM, "%v", err)
-		require.NotErrorIs(t, err, uring.ErrUnsupported)
-		t.Logf("error: %v", err)
-		require.Empty(t, testutil.Leaked(before), "a failed New leaves no fd or mapping")
+		t.Run(c.name, func(t *testing.T) {
+			testutil.Require(t, c.needs)
+			hugeRingENOMEM(t, c.opts)
+		})
 	}
 }
 
-// TestMissingOpcodeRejectedBeforeSubmit: an opcode this kernel lacks
-// (IORING_OP_NOP128, 6.19, here) is reported by the probes, as
-// ErrUnsupported naming the op, before any SQE exists; nothing is queued.
-// An SQE with it submitted anyway fails alone with EINVAL in its CQE and
-// disturbs nothing around it.
-func TestMissingOpcodeRejectedBeforeSubmit(t *testing.T) {
-	op := sys.OpNop128
-	err := feature.Op(op)
-	if err == nil {
-		t.Skipf("this kernel has %v: no missing opcode to test", op)
+// hugeRingENOMEM makes the ring with opts once with enough address space,
+// then with 1 MiB left, and checks the failure.
+func hugeRingENOMEM(t *testing.T, opts []uring.Option) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// The limited ring works with enough address space.
+	r, err := uring.New(uring.MaxEntries, opts...)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+
+	before := testutil.Take()
+	var old unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_AS, &old))
+	limit := vmSizeKB(t)*1024 + 1<<20
+	require.NoError(t, unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: old.Max}))
+	r, err = uring.New(uring.MaxEntries, opts...)
+	require.NoError(t, unix.Setrlimit(unix.RLIMIT_AS, &old))
+	if r != nil {
+		r.Close()
 	}
-	require.ErrorIs(t, err, feature.ErrUnsupported)
+	require.Nil(t, r, "uring.New succeeded with 1 MiB of address space left")
+	require.ErrorIs(t, err, syscall.ENOMEM, "%v", err)
+	require.NotErrorIs(t, err, uring.ErrUnsupported)
+	t.Logf("error: %v", err)
+	require.Empty(t, testutil.Leaked(before), "a failed New leaves no fd or mapping")
+}
+
+// TestMissingOpcodeRejectedBeforeSubmit: an opcode this kernel lacks (the
+// oldest one newer than the kernel: IORING_OP_NOP128, 6.19, on 6.18) is
+// reported by the probes, as an UnsupportedError naming the op and its
+// release, before any SQE exists; nothing is queued. An SQE with it
+// submitted anyway fails alone with EINVAL in its CQE and disturbs nothing
+// around it.
+func TestMissingOpcodeRejectedBeforeSubmit(t *testing.T) {
+	op := testutil.MissingOp(t)
+	err := uring.SupportsOp(op)
+	require.ErrorIs(t, err, uring.ErrUnsupported)
 	require.ErrorIs(t, err, errors.ErrUnsupported)
-	require.Contains(t, err.Error(), "NOP128")
-	require.NoError(t, feature.Op(sys.OpNop), "the probe says yes to what the kernel has")
+	var ue *uring.UnsupportedError
+	require.ErrorAs(t, err, &ue)
+	require.Contains(t, ue.Feature, uring.OpName(op))
+	require.Equal(t, op.Since(), ue.MinimumVersion)
+	require.NoError(t, uring.SupportsOp(sys.OpNop), "the probe says yes to what the kernel has")
 
 	r := testutil.NewRing(t, 8)
 	p, err := reg.Probe(r)
