@@ -134,6 +134,36 @@ func TestParseOldKernel(t *testing.T) {
 	require.False(t, i.NAPI.Present)
 }
 
+// Debian's 5.10 (io_uring of about 5.14): no ino line, no queue state,
+// every file slot listed with the dentry's short name (empty for a pipe).
+func TestParse510(t *testing.T) {
+	i := ParseWith(sample(t, "v5.10.txt"), Options{PartialLock: true})
+	require.Empty(t, i.Unknown)
+	require.Empty(t, i.Unavailable)
+	require.False(t, i.Has("ino"))
+	require.False(t, i.Has("SqMask"))
+	require.Zero(t, i.SQEntries(), "not printed")
+	require.EqualValues(t, 14, i.MntID)
+	require.Equal(t, -1, i.SQThread)
+	require.EqualValues(t, 4, i.UserFiles)
+	require.Equal(t, []File{{Index: 0}, {Index: 1}, {Index: 2, Empty: true}, {Index: 3, Empty: true}}, i.Files)
+	require.EqualValues(t, 3, i.UserBufs)
+	require.Equal(t, []Buf{{Index: 0, Addr: 0x7f03396d1000, Len: 4096}, {Index: 1, Addr: 0x7f03396d2000, Len: 4096},
+		{Index: 2, Addr: 0x7f03396d3000, Len: 4096}}, i.Bufs)
+	require.True(t, i.Has("PollList"))
+	require.Empty(t, i.PollList)
+
+	// Without the lock 5.10 leaves out the lists: seen as gaps.
+	var nolock []byte
+	for _, l := range strings.SplitAfter(string(sample(t, "v5.10.txt")), "\n") {
+		if !strings.HasPrefix(l, "    ") {
+			nolock = append(nolock, l...)
+		}
+	}
+	i = ParseWith(nolock, Options{PartialLock: true})
+	require.Equal(t, []Part{PartFiles, PartBuffers}, i.Unavailable)
+}
+
 func TestParseReorderedAndUnknown(t *testing.T) {
 	in := "CqMask:\t0x1f\nFutureKey:\t42\nSqMask:\t0x7\nbroken line\nSqHead:\tnotanumber\nNewList:\n  x: y\nSqTail:\t9\nFutureKey:\t43\n"
 	i := Parse([]byte(in))
