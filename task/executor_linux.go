@@ -4,6 +4,8 @@ package task
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"runtime"
 	"sync"
@@ -94,11 +96,13 @@ type Executor struct {
 
 	closing    bool
 	forced     bool
+	stopped    int // tasks stopped after the close wait
 	closeStart time.Time
 	closeWait  time.Duration
 
 	closeReq atomic.Bool // Close was called
 	done     chan struct{}
+	closeErr error // set before done is closed
 
 	// A goroutine was made runnable since the last wait: do not spin.
 	signalled bool
@@ -390,13 +394,34 @@ func (ex *Executor) reap() int { return ex.core.Reap() }
 // operations cancelled and reaped, and the ring closed once every CQE came
 // back (or after the close wait, when operations the kernel cannot cancel
 // keep their memory referenced forever rather than freed under the
-// kernel). Safe to call more than once and from any goroutine.
+// kernel). It returns what went wrong on the way: tasks that had to be
+// stopped after the close wait, operations left to the kernel, the ring's
+// close error. Safe to call more than once and from any goroutine; a
+// later call returns the first one's error. From a task of the executor
+// it begins the shutdown and returns ErrWouldDeadlock (it cannot wait for
+// the task that calls it).
 func (ex *Executor) Close() error {
-	if ex.closeReq.CompareAndSwap(false, true) {
+	first := ex.closeReq.CompareAndSwap(false, true)
+	if ex.onThreadRunning() {
+		ex.startClose() // on the executor's thread: the shutdown starts now
+		return ErrWouldDeadlock
+	}
+	if first {
 		ex.post(remoteMsg{kind: msgClose})
 	}
 	<-ex.done
-	return nil
+	return ex.closeErr
+}
+
+// onThreadRunning is onThread for a caller that may race the end of the
+// executor: the thread id is compared only while the loop still runs.
+func (ex *Executor) onThreadRunning() bool {
+	select {
+	case <-ex.done:
+		return false
+	default:
+		return ex.onThread()
+	}
 }
 
 // Done is closed when the executor has stopped.
@@ -417,15 +442,17 @@ func (ex *Executor) startClose() {
 }
 
 // closeStep reports whether the shutdown is complete; past the close wait
-// it stops the tasks that are still parked.
+// it stops the tasks that are still there, parked or runnable (tasks that
+// ignore ErrClosed and keep yielding must not hold Close forever).
 func (ex *Executor) closeStep() bool {
 	if ex.nlive == 0 && ex.busy == 0 && ex.core.Quiet() {
 		return true
 	}
-	if ex.runnable() {
+	waited := time.Since(ex.closeStart) >= ex.closeWait
+	if ex.runnable() && !waited {
 		return false
 	}
-	if time.Since(ex.closeStart) < ex.closeWait {
+	if !waited {
 		// Keep nudging: tasks may have started new waits since.
 		for t := ex.live.lnext; t != &ex.live; t = t.lnext {
 			ex.interrupt(t, ErrClosed)
@@ -434,6 +461,7 @@ func (ex *Executor) closeStep() bool {
 	}
 	if !ex.forced {
 		ex.forced = true
+		ex.stopped = ex.nlive
 		for ex.live.lnext != &ex.live {
 			t := ex.live.lnext
 			if t.w == nil { // never started
@@ -462,17 +490,26 @@ func (ex *Executor) shutdown() {
 		w.stop()
 	}
 	ex.idle = nil
+	var errs []error
+	if ex.stopped > 0 {
+		errs = append(errs, fmt.Errorf("task: Close: %d tasks still waited after the close wait (%v) and were stopped", ex.stopped, ex.closeWait))
+	}
 	if ex.busy > 0 {
 		// Operations the kernel still runs keep their memory: park the slots
 		// where the collector never frees them.
 		limboMu.Lock()
 		limbo = append(limbo, ex.slots)
 		limboMu.Unlock()
+		errs = append(errs, fmt.Errorf("task: Close: %d operations did not complete; their memory stays referenced for the kernel", ex.busy))
 	}
-	msgs, _ := ex.core.Close()
+	msgs, err := ex.core.Close()
 	for i := range msgs {
 		msgs[i].refuse()
 	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("task: Close: %w", err))
+	}
+	ex.closeErr = errors.Join(errs...)
 }
 
 var (

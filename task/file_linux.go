@@ -24,10 +24,9 @@ type File struct {
 	// calling goroutine.
 	cached bool
 
-	mu     sync.Mutex
-	off    int64
-	closed bool
-	ops    sync.WaitGroup
+	mu  sync.Mutex // the file position
+	off int64
+	g   fdGuard
 }
 
 // OpenFile opens name through io_uring (OPENAT).
@@ -44,12 +43,9 @@ func (rt *Runtime) OpenFile(name string, flags int, perm os.FileMode) (*File, er
 func (f *File) Fd() int { return f.fd }
 
 func (f *File) begin() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
+	if !f.g.begin() {
 		return os.ErrClosed
 	}
-	f.ops.Add(1)
 	return nil
 }
 
@@ -64,7 +60,7 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	if err := f.begin(); err != nil {
 		return 0, &os.PathError{Op: "read", Path: f.name, Err: err}
 	}
-	defer f.ops.Done()
+	defer f.g.end()
 	done := 0
 	if f.cached && len(b) > 0 {
 		n, err := sys.PreadNowait(f.fd, b, off)
@@ -106,7 +102,7 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if err := f.begin(); err != nil {
 		return 0, &os.PathError{Op: "write", Path: f.name, Err: err}
 	}
-	defer f.ops.Done()
+	defer f.g.end()
 	n, err := call(f.ex, context.Background(), func(t *T) (int, error) {
 		total := 0
 		for total < len(b) {
@@ -171,18 +167,19 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 }
 
 // Sync flushes the file.
-func (f *File) Sync() error { return f.rt.Fsync(context.Background(), f.fd) }
+func (f *File) Sync() error {
+	if err := f.begin(); err != nil {
+		return err
+	}
+	defer f.g.end()
+	return f.rt.Fsync(context.Background(), f.fd)
+}
 
 // Close waits for operations in flight and closes the file.
 func (f *File) Close() error {
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
+	if !f.g.close() {
 		return os.ErrClosed
 	}
-	f.closed = true
-	f.mu.Unlock()
-	f.ops.Wait()
 	_, err := call(f.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Close(f.fd) })
 	return err
 }

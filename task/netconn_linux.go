@@ -133,6 +133,7 @@ type Conn struct {
 
 	rmu, wmu sync.Mutex // one reader, one writer at a time (each owns its request)
 	rd, wr   connReq
+	g        fdGuard // calls outside Read and Write (CloseWrite)
 }
 
 // connReq is one direction's request. The caller sets buf and posts it;
@@ -281,6 +282,7 @@ func (c *Conn) Close() error {
 			c.ex.post(remoteMsg{kind: msgConnCancel, req: r})
 		}
 	}
+	c.g.close()
 	c.rmu.Lock()
 	c.wmu.Lock()
 	err := sys.Close(c.fd)
@@ -294,9 +296,10 @@ func (c *Conn) Close() error {
 
 // CloseWrite shuts down the writing side.
 func (c *Conn) CloseWrite() error {
-	if c.closed.Load() {
+	if c.closed.Load() || !c.g.begin() {
 		return c.opErr("close", net.ErrClosed)
 	}
+	defer c.g.end()
 	_, err := call(c.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Shutdown(c.fd, unix.SHUT_WR) })
 	return err
 }

@@ -4,6 +4,8 @@ package task
 
 import (
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/sys"
 )
 
 const (
@@ -43,6 +45,12 @@ func (ex *Executor) post(m remoteMsg) {
 	}
 }
 
+// onThread reports whether the caller runs on the executor's thread: it
+// is one of its tasks (coroutines run on the executor's locked thread).
+// Callers check that the executor runs first: once it has stopped, its
+// thread is gone and the number may be another thread's.
+func (ex *Executor) onThread() bool { return ex.core.Tid() == sys.Gettid() }
+
 // drain takes the messages other goroutines posted.
 func (ex *Executor) drain() {
 	msgs := ex.core.Take()
@@ -76,9 +84,13 @@ func (ex *Executor) drain() {
 }
 
 // Do runs fn on the executor's thread (outside any task) and waits for it.
+// From a task of the executor it returns ErrWouldDeadlock.
 func (ex *Executor) Do(fn func()) error {
 	if ex.closeReq.Load() {
 		return ErrClosed
+	}
+	if ex.onThread() {
+		return ErrWouldDeadlock
 	}
 	done := make(chan struct{})
 	ex.post(remoteMsg{kind: msgFunc, fn: func() { fn(); close(done) }})

@@ -43,14 +43,29 @@ func NewRuntime(n int, opts ...Option) (*Runtime, error) {
 // Executors returns the runtime's executors.
 func (rt *Runtime) Executors() []*Executor { return rt.execs }
 
+// onThread reports whether the caller is a task of one of the runtime's
+// running executors, whose thread a blocking call would hold.
+func (rt *Runtime) onThread() bool {
+	for _, ex := range rt.execs {
+		if !ex.closeReq.Load() && ex.onThread() {
+			return true
+		}
+	}
+	return false
+}
+
 // Pick returns the next executor, round robin.
 func (rt *Runtime) Pick() *Executor {
 	return rt.execs[int(rt.next.Add(1)-1)%len(rt.execs)]
 }
 
 // Close closes every executor: tasks parked on I/O, channels and sleeps
-// are woken with ErrClosed.
+// are woken with ErrClosed. From a task of the runtime it returns
+// ErrWouldDeadlock and closes nothing.
 func (rt *Runtime) Close() error {
+	if rt.onThread() {
+		return ErrWouldDeadlock
+	}
 	var errs []error
 	for _, ex := range rt.execs {
 		if err := ex.Close(); err != nil {
@@ -83,6 +98,10 @@ func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 func call[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if !ex.closeReq.Load() && ex.onThread() {
+		var zero R
+		return zero, ErrWouldDeadlock
 	}
 	h := SpawnOn(ex, ctx, fn)
 	select {

@@ -205,8 +205,13 @@ func newRemote[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error))
 }
 
 // Run runs fn on ex and waits for it from any goroutine; ctx cancels both
-// the wait and the task's operations.
+// the wait and the task's operations. From a task of ex it returns
+// ErrWouldDeadlock (spawn and join instead).
 func Run[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, error) {
+	if !ex.closeReq.Load() && ex.onThread() {
+		var zero R
+		return zero, ErrWouldDeadlock
+	}
 	return SpawnOn(ex, ctx, fn).Wait(ctx)
 }
 
@@ -278,10 +283,16 @@ func (h *Handle[R]) Join(t *T) (R, error) {
 }
 
 // Wait waits from an ordinary goroutine for a task started with SpawnOn.
+// From a task of the executor that runs h's task it returns
+// ErrWouldDeadlock unless the task is done (use Join).
 func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
 	if h.doneCh == nil {
 		var zero R
 		return zero, &ArgError{"Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)"}
+	}
+	if ex := h.t.ex; ex != nil && !h.Done() && !ex.closeReq.Load() && ex.onThread() {
+		var zero R
+		return zero, ErrWouldDeadlock
 	}
 	if ctx == nil {
 		ctx = context.Background()
