@@ -69,15 +69,15 @@ type Core[M any] struct {
 // CoreStats are the Core's counters (owner thread; Kicks is the wakeups
 // other goroutines sent).
 type CoreStats struct {
-	Reaps       uint64 // reaps that found CQEs
-	Completed   uint64 // CQEs delivered to handlers
-	Stale       uint64 // CQEs whose slot generation did not match (dropped)
-	WakeCQEs    uint64 // wakeup CQEs reaped (the armed poll of the wake eventfd)
-	Parks       uint64 // idle parks on the channel (nothing in flight)
-	NetParks    uint64 // parks in Go's netpoller on the ring's eventfd
-	Sleeps      uint64 // sleeps in io_uring_enter begun through BeginKernelSleep
-	KernelWaits uint64 // of those, Wait's (adaptive or without NetPark)
-	Kicks       uint64 // wakeups sent by other goroutines
+	Reaps       uint64 `json:"reaps"`        // reaps that found CQEs
+	Completed   uint64 `json:"completed"`    // CQEs delivered to handlers
+	Stale       uint64 `json:"stale"`        // CQEs whose slot generation did not match (dropped)
+	WakeCQEs    uint64 `json:"wake_cqes"`    // wakeup CQEs reaped (the armed poll of the wake eventfd)
+	Parks       uint64 `json:"parks"`        // idle parks on the channel (nothing in flight)
+	NetParks    uint64 `json:"net_parks"`    // parks in Go's netpoller on the ring's eventfd
+	Sleeps      uint64 `json:"sleeps"`       // sleeps in io_uring_enter begun through BeginKernelSleep
+	KernelWaits uint64 `json:"kernel_waits"` // of those, Wait's (adaptive or without NetPark)
+	Kicks       uint64 `json:"kicks"`        // wakeups sent by other goroutines
 }
 
 // CoreConfig says what ring NewCore makes and which sleeps it prepares.
