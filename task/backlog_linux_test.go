@@ -17,7 +17,7 @@ func TestSpawnBacklogBounded(t *testing.T) {
 	const n = 5000
 	runs := make([]int, n)
 	var pooled int
-	_, err := Run(ex, context.Background(), func(tk *T) (struct{}, error) {
+	_, err := Run(context.Background(), ex, func(tk *T) (struct{}, error) {
 		hs := make([]*Handle[int], n)
 		for i := range hs {
 			hs[i] = Spawn(tk, func(*T) (int, error) { runs[i]++; return i, nil })
@@ -49,7 +49,7 @@ func TestSpawnBacklogParkedTasks(t *testing.T) {
 	ex := newExec(t)
 	pr, pw := pipe(t)
 	const n = 3 * spawnBacklog
-	_, err := Run(ex, context.Background(), func(tk *T) (struct{}, error) {
+	_, err := Run(context.Background(), ex, func(tk *T) (struct{}, error) {
 		hs := make([]*Handle[int], n)
 		for i := range hs {
 			hs[i] = Spawn(tk, func(tk *T) (int, error) { return tk.Read(pr, make([]byte, 1), CurrentPos) })

@@ -20,7 +20,7 @@ func benchTask(b *testing.B, fn func(t *T) error) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	// A background context: no deadline, so no LINK_TIMEOUT per op.
-	if _, err := Run(ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, fn(t) }); err != nil {
+	if _, err := Run(context.Background(), ex, func(t *T) (struct{}, error) { return struct{}{}, fn(t) }); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -14,10 +14,10 @@ func FromGo[V any](ctx context.Context, ch <-chan V, c *Chan[V]) {
 			select {
 			case v, ok := <-ch:
 				if !ok {
-					_, _ = call(c.ex, context.Background(), func(t *T) (struct{}, error) { c.Close(); return struct{}{}, nil })
+					_, _ = call(context.Background(), c.ex, func(t *T) (struct{}, error) { c.Close(); return struct{}{}, nil })
 					return
 				}
-				if _, err := call(c.ex, ctx, func(t *T) (struct{}, error) { return struct{}{}, c.Send(t, v) }); err != nil {
+				if _, err := call(ctx, c.ex, func(t *T) (struct{}, error) { return struct{}{}, c.Send(t, v) }); err != nil {
 					return
 				}
 			case <-ctx.Done():
@@ -38,7 +38,7 @@ func ToGo[V any](ctx context.Context, c *Chan[V]) <-chan V {
 			ok bool
 		}
 		for {
-			r, err := call(c.ex, ctx, func(t *T) (recv, error) {
+			r, err := call(ctx, c.ex, func(t *T) (recv, error) {
 				v, ok, err := c.Recv(t)
 				return recv{v, ok}, err
 			})

@@ -35,7 +35,7 @@ func TestCancelInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := Run(ex, ctx, func(tk *T) (int, error) {
+	_, err := Run(ctx, ex, func(tk *T) (int, error) {
 		return tk.Read(r, make([]byte, 1), CurrentPos)
 	})
 	require.ErrorIs(t, err, context.Canceled)
@@ -85,12 +85,12 @@ func TestCancelSleepAndChanWait(t *testing.T) {
 	ex := newExec(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	_, err := Run(ex, ctx, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
+	_, err := Run(ctx, ex, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
 	require.ErrorIs(t, err, context.Canceled)
 
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	_, err = Run(ex, ctx, func(tk *T) (int, error) {
+	_, err = Run(ctx, ex, func(tk *T) (int, error) {
 		c := NewChan[int](tk, 0)
 		v, _, err := c.Recv(tk)
 		return v, err

@@ -80,11 +80,11 @@ func TestBridges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	in := make(chan int)
-	c, err := Run(ex, ctx, func(tk *T) (*Chan[int], error) { return NewChan[int](tk, 4), nil })
+	c, err := Run(ctx, ex, func(tk *T) (*Chan[int], error) { return NewChan[int](tk, 4), nil })
 	require.NoError(t, err)
 	FromGo(ctx, in, c)
 	// Doubles every value on the executor and hands them back to Go.
-	d, err := Run(ex, ctx, func(tk *T) (*Chan[int], error) {
+	d, err := Run(ctx, ex, func(tk *T) (*Chan[int], error) {
 		d := NewChan[int](tk, 0)
 		Spawn(tk, func(tk *T) (int, error) {
 			defer d.Close()

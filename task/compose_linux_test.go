@@ -53,7 +53,7 @@ func TestGroupFailFastCancelsRest(t *testing.T) {
 func TestFirstOf(t *testing.T) {
 	ex := newExec(t)
 	var loser error
-	v, err := Run(ex, context.Background(), func(tk *T) (int, error) {
+	v, err := Run(context.Background(), ex, func(tk *T) (int, error) {
 		i, v, err := FirstOf(tk,
 			func(tk *T) (int, error) { loser = tk.Sleep(time.Hour); return 1, loser },
 			func(tk *T) (int, error) { return 2, tk.Sleep(5 * time.Millisecond) },
@@ -61,7 +61,7 @@ func TestFirstOf(t *testing.T) {
 		if err != nil {
 			return -1, err
 		}
-		_ = tk.Sleep(20 * time.Millisecond) // let the loser see its cancel
+		_ = tk.Sleep(20 * time.Millisecond)
 		return i*10 + v, nil
 	})
 	require.NoError(t, err)

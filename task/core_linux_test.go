@@ -87,7 +87,7 @@ func TestPipeReadWrite(t *testing.T) {
 func TestHandleDoneFromGoroutine(t *testing.T) {
 	ex := newExec(t)
 	for i := 0; i < 20; i++ {
-		h := SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
+		h := SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
 			if err := tk.Nop(); err != nil {
 				return 0, err
 			}

@@ -18,11 +18,11 @@ func TestBlockingCallsFromOwnTaskRefused(t *testing.T) {
 	ctx := context.Background()
 	errs := map[string]error{}
 	require.NoError(t, runTask(t, ex, func(tk *T) error {
-		_, errs["Run"] = Run(ex, ctx, func(*T) (int, error) { return 1, nil })
+		_, errs["Run"] = Run(ctx, ex, func(*T) (int, error) { return 1, nil })
 		errs["Do"] = ex.Do(func() {})
 		errs["Runtime.Close"] = rt.Close()
 		_, errs["Runtime.ReadAt"] = rt.ReadAt(ctx, 0, make([]byte, 1), 0)
-		h := SpawnOn(ex, ctx, func(tk *T) (int, error) { return 2, tk.Nop() })
+		h := SpawnOn(ctx, ex, func(tk *T) (int, error) { return 2, tk.Nop() })
 		_, errs["Handle.Wait"] = h.Wait(ctx)
 		if v, err := h.Join(tk); err != nil || v != 2 {
 			return errf("Join: %d %v", v, err)
@@ -33,7 +33,7 @@ func TestBlockingCallsFromOwnTaskRefused(t *testing.T) {
 		require.ErrorIs(t, err, ErrWouldDeadlock, name)
 	}
 	// The executor still works, and Close from outside closes it.
-	v, err := Run(ex, ctx, func(tk *T) (int, error) { return 3, tk.Nop() })
+	v, err := Run(ctx, ex, func(tk *T) (int, error) { return 3, tk.Nop() })
 	require.NoError(t, err)
 	require.Equal(t, 3, v)
 }
@@ -44,7 +44,7 @@ func TestCloseFromOwnTask(t *testing.T) {
 	ex, err := NewExecutor()
 	require.NoError(t, err)
 	var closeErr, after error
-	_, _ = Run(ex, context.Background(), func(tk *T) (int, error) {
+	_, _ = Run(context.Background(), ex, func(tk *T) (int, error) {
 		closeErr = ex.Close()
 		after = tk.Nop()
 		return 0, nil
@@ -62,7 +62,7 @@ func TestCloseReportsStoppedTasks(t *testing.T) {
 	require.NoError(t, err)
 	started := make(chan struct{}, 2)
 	for range 2 {
-		SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
+		SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
 			started <- struct{}{}
 			for {
 				tk.Yield()

@@ -28,7 +28,7 @@ func Example() {
 	path := filepath.Join(dir, "greeting")
 	_ = os.WriteFile(path, []byte("hello from io_uring"), 0o600)
 
-	s, err := task.Run(ex, context.Background(), func(t *task.T) (string, error) {
+	s, err := task.Run(context.Background(), ex, func(t *task.T) (string, error) {
 		fd, err := t.Open(path, unix.O_RDONLY, 0)
 		if err != nil {
 			return "", err
@@ -46,7 +46,7 @@ func Example() {
 func ExampleSpawn() {
 	ex, _ := task.NewExecutor()
 	defer ex.Close()
-	sum, _ := task.Run(ex, context.Background(), func(t *task.T) (int, error) {
+	sum, _ := task.Run(context.Background(), ex, func(t *task.T) (int, error) {
 		var hs []*task.Handle[int]
 		for i := 1; i <= 3; i++ {
 			hs = append(hs, task.Spawn(t, func(t *task.T) (int, error) {
@@ -71,7 +71,7 @@ func ExampleSpawn() {
 func ExampleFirstOf() {
 	ex, _ := task.NewExecutor()
 	defer ex.Close()
-	v, _ := task.Run(ex, context.Background(), func(t *task.T) (string, error) {
+	v, _ := task.Run(context.Background(), ex, func(t *task.T) (string, error) {
 		_, v, err := task.FirstOf(t,
 			func(t *task.T) (string, error) { return "slow", t.Sleep(time.Hour) },
 			func(t *task.T) (string, error) { return "fast", t.Sleep(time.Millisecond) },

@@ -32,7 +32,7 @@ type File struct {
 // OpenFile opens name through io_uring (OPENAT).
 func (rt *Runtime) OpenFile(name string, flags int, perm os.FileMode) (*File, error) {
 	ex := rt.Pick()
-	fd, err := call(ex, context.Background(), func(t *T) (int, error) { return t.Open(name, flags, uint32(perm.Perm())) })
+	fd, err := call(context.Background(), ex, func(t *T) (int, error) { return t.Open(name, flags, uint32(perm.Perm())) })
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -74,7 +74,7 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 			done = n // partly cached, or at end of file: the ring says which
 		}
 	}
-	n, err := call(f.ex, context.Background(), func(t *T) (int, error) {
+	n, err := call(context.Background(), f.ex, func(t *T) (int, error) {
 		total := done
 		for total < len(b) {
 			n, err := t.Read(f.fd, b[total:], off+int64(total))
@@ -103,7 +103,7 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 		return 0, &os.PathError{Op: "write", Path: f.name, Err: err}
 	}
 	defer f.g.end()
-	n, err := call(f.ex, context.Background(), func(t *T) (int, error) {
+	n, err := call(context.Background(), f.ex, func(t *T) (int, error) {
 		total := 0
 		for total < len(b) {
 			n, err := t.Write(f.fd, b[total:], off+int64(total))
@@ -180,6 +180,6 @@ func (f *File) Close() error {
 	if !f.g.close() {
 		return os.ErrClosed
 	}
-	_, err := call(f.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Close(f.fd) })
+	_, err := call(context.Background(), f.ex, func(t *T) (struct{}, error) { return struct{}{}, t.Close(f.fd) })
 	return err
 }

@@ -17,7 +17,7 @@ import (
 func inlineRun(t *testing.T, ex *Executor, fn func(tk *T) error) (int, error) {
 	t.Helper()
 	var inlined int
-	_, err := Run(ex, context.Background(), func(tk *T) (struct{}, error) {
+	_, err := Run(context.Background(), ex, func(tk *T) (struct{}, error) {
 		before := tk.ex.stats.inlined
 		err := fn(tk)
 		inlined = tk.ex.stats.inlined - before
@@ -120,7 +120,7 @@ func TestInlineJoinCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var inlined int
-	h := SpawnOn(ex, ctx, func(tk *T) (struct{}, error) {
+	h := SpawnOn(ctx, ex, func(tk *T) (struct{}, error) {
 		before := tk.ex.stats.inlined
 		defer func() { inlined = tk.ex.stats.inlined - before }()
 		go func() { time.Sleep(20 * time.Millisecond); cancel() }()
@@ -135,8 +135,8 @@ func TestInlineJoinCancellation(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
 	var child *Handle[int]
-	h2 := SpawnOn(ex, ctx2, func(tk *T) (struct{}, error) {
-		child = SpawnContext(tk, context.Background(), func(tk *T) (int, error) { return tk.Read(pr, make([]byte, 8), CurrentPos) })
+	h2 := SpawnOn(ctx2, ex, func(tk *T) (struct{}, error) {
+		child = SpawnContext(context.Background(), tk, func(tk *T) (int, error) { return tk.Read(pr, make([]byte, 8), CurrentPos) })
 		go func() { time.Sleep(20 * time.Millisecond); cancel2() }()
 		_, err := child.Join(tk)
 		return struct{}{}, err
@@ -145,7 +145,7 @@ func TestInlineJoinCancellation(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	_, werr := unix.Write(pw, []byte("late"))
 	require.NoError(t, werr)
-	n, err := Run(ex, context.Background(), func(tk *T) (int, error) { return child.Join(tk) })
+	n, err := Run(context.Background(), ex, func(tk *T) (int, error) { return child.Join(tk) })
 	require.NoError(t, err)
 	require.Equal(t, 4, n, "the child kept running after its joiner left")
 }
@@ -156,7 +156,7 @@ func TestInlineTaskClose(t *testing.T) {
 	ex, err := NewExecutor()
 	require.NoError(t, err)
 	pr, _ := pipe(t)
-	h := SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
+	h := SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
 		return Spawn(tk, func(tk *T) (int, error) { return tk.Read(pr, make([]byte, 8), CurrentPos) }).Join(tk)
 	})
 	time.Sleep(10 * time.Millisecond)

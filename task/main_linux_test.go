@@ -37,7 +37,7 @@ func runTask(tb testing.TB, ex *Executor, fn func(t *T) error) error {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, err := Run(ex, ctx, func(t *T) (struct{}, error) { return struct{}{}, fn(t) })
+	_, err := Run(ctx, ex, func(t *T) (struct{}, error) { return struct{}{}, fn(t) })
 	return err
 }
 

@@ -60,7 +60,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		fd   int
 		peer netip.AddrPort
 	}
-	a, err := call(ex, l.ctx, func(t *T) (acc, error) {
+	a, err := call(l.ctx, ex, func(t *T) (acc, error) {
 		fd, peer, err := t.Accept(l.fd, 0)
 		return acc{fd, peer}, err
 	})
@@ -99,7 +99,7 @@ func (rt *Runtime) Dial(ctx context.Context, network, address string) (net.Conn,
 		dom = unix.AF_INET
 	}
 	ex := rt.Pick()
-	fd, err := call(ex, ctx, func(t *T) (int, error) {
+	fd, err := call(ctx, ex, func(t *T) (int, error) {
 		fd, err := t.Socket(dom, unix.SOCK_STREAM, 0)
 		if err != nil {
 			return -1, err
@@ -300,7 +300,7 @@ func (c *Conn) CloseWrite() error {
 		return c.opErr("close", net.ErrClosed)
 	}
 	defer c.g.end()
-	_, err := call(c.ex, context.Background(), func(t *T) (struct{}, error) { return struct{}{}, t.Shutdown(c.fd, unix.SHUT_WR) })
+	_, err := call(context.Background(), c.ex, func(t *T) (struct{}, error) { return struct{}{}, t.Shutdown(c.fd, unix.SHUT_WR) })
 	return err
 }
 

@@ -38,7 +38,7 @@ func pingPong(t *testing.T, ex *Executor, n int) poll.CoreStats {
 	require.NoError(t, err)
 	defer r2.Close()
 	rfd, wfd := rawFd(t, r1), rawFd(t, w2)
-	h := SpawnOn(ex, context.Background(), func(t *T) (int, error) {
+	h := SpawnOn(context.Background(), ex, func(t *T) (int, error) {
 		b := make([]byte, 1)
 		for n := 0; ; n++ {
 			if m, err := t.Read(rfd, b, -1); err != nil || m == 0 {
@@ -89,7 +89,7 @@ func TestParkGOMAXPROCS1Counter(t *testing.T) {
 	ex := newExec(t)
 	var steps atomic.Int64
 	const sleeps = 200
-	h := SpawnOn(ex, context.Background(), func(t *T) (int64, error) {
+	h := SpawnOn(context.Background(), ex, func(t *T) (int64, error) {
 		var seen int64
 		for range sleeps {
 			if err := t.Sleep(50 * time.Microsecond); err != nil {

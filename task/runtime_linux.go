@@ -76,26 +76,26 @@ func (rt *Runtime) Close() error {
 }
 
 // Go starts fn on the next executor; wait with Handle.Wait.
-func Go[R any](rt *Runtime, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
-	return SpawnOn(rt.Pick(), ctx, fn)
+func Go[R any](ctx context.Context, rt *Runtime, fn func(*T) (R, error)) *Handle[R] {
+	return SpawnOn(ctx, rt.Pick(), fn)
 }
 
 // SpawnAt starts fn on executor ex from a task of another executor (or
 // the same one). Join works across executors.
 func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 	if ex == t.ex {
-		h := SpawnContext(t, t.ctx, fn)
+		h := SpawnContext(t.ctx, t, fn)
 		h.doneCh = make(chan struct{}) // before the task can run
 		return h
 	}
-	h := newRemote(ex, t.ctx, fn)
+	h := newRemote(t.ctx, ex, fn)
 	ex.post(remoteMsg{kind: msgSpawn, t: h.t})
 	return h
 }
 
 // call runs fn as a task on ex and waits for it to finish: ctx cancels
 // its operation, and the call returns after the operation's CQE.
-func call[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, error) {
+func call[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) (R, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -103,7 +103,7 @@ func call[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, 
 		var zero R
 		return zero, ErrWouldDeadlock
 	}
-	h := SpawnOn(ex, ctx, fn)
+	h := SpawnOn(ctx, ex, fn)
 	select {
 	case <-h.doneCh:
 	case <-ex.done:
@@ -114,34 +114,34 @@ func call[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, 
 
 // ReadAt reads into buf at off from fd.
 func (rt *Runtime) ReadAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
-	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Read(fd, buf, off) })
+	return call(ctx, rt.Pick(), func(t *T) (int, error) { return t.Read(fd, buf, off) })
 }
 
 // WriteAt writes buf at off to fd.
 func (rt *Runtime) WriteAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
-	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Write(fd, buf, off) })
+	return call(ctx, rt.Pick(), func(t *T) (int, error) { return t.Write(fd, buf, off) })
 }
 
 // Open opens path and returns the fd.
 func (rt *Runtime) Open(ctx context.Context, path string, flags int, mode uint32) (int, error) {
-	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Open(path, flags, mode) })
+	return call(ctx, rt.Pick(), func(t *T) (int, error) { return t.Open(path, flags, mode) })
 }
 
 // CloseFd closes fd.
 func (rt *Runtime) CloseFd(ctx context.Context, fd int) error {
-	_, err := call(rt.Pick(), ctx, func(t *T) (struct{}, error) { return struct{}{}, t.Close(fd) })
+	_, err := call(ctx, rt.Pick(), func(t *T) (struct{}, error) { return struct{}{}, t.Close(fd) })
 	return err
 }
 
 // Fsync flushes fd.
 func (rt *Runtime) Fsync(ctx context.Context, fd int) error {
-	_, err := call(rt.Pick(), ctx, func(t *T) (struct{}, error) { return struct{}{}, t.Fsync(fd, 0) })
+	_, err := call(ctx, rt.Pick(), func(t *T) (struct{}, error) { return struct{}{}, t.Fsync(fd, 0) })
 	return err
 }
 
 // Statx stats path.
 func (rt *Runtime) Statx(ctx context.Context, path string, st *unix.Statx_t) error {
-	_, err := call(rt.Pick(), ctx, func(t *T) (struct{}, error) {
+	_, err := call(ctx, rt.Pick(), func(t *T) (struct{}, error) {
 		return struct{}{}, t.Statx(unix.AT_FDCWD, path, 0, unix.STATX_BASIC_STATS, st)
 	})
 	return err
@@ -153,7 +153,7 @@ func (rt *Runtime) Accept(ctx context.Context, fd int) (int, netip.AddrPort, err
 		fd   int
 		peer netip.AddrPort
 	}
-	a, err := call(rt.Pick(), ctx, func(t *T) (acc, error) {
+	a, err := call(ctx, rt.Pick(), func(t *T) (acc, error) {
 		nfd, peer, err := t.Accept(fd, 0)
 		return acc{nfd, peer}, err
 	})
@@ -162,10 +162,10 @@ func (rt *Runtime) Accept(ctx context.Context, fd int) (int, netip.AddrPort, err
 
 // Recv receives into buf from fd.
 func (rt *Runtime) Recv(ctx context.Context, fd int, buf []byte) (int, error) {
-	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Recv(fd, buf, 0) })
+	return call(ctx, rt.Pick(), func(t *T) (int, error) { return t.Recv(fd, buf, 0) })
 }
 
 // Send sends buf on fd.
 func (rt *Runtime) Send(ctx context.Context, fd int, buf []byte) (int, error) {
-	return call(rt.Pick(), ctx, func(t *T) (int, error) { return t.Send(fd, buf, 0) })
+	return call(ctx, rt.Pick(), func(t *T) (int, error) { return t.Send(fd, buf, 0) })
 }

@@ -60,7 +60,7 @@ func TestRuntimeBlockingCalls(t *testing.T) {
 func TestSpawnAtOtherExecutor(t *testing.T) {
 	rt := newRuntime(t, 2)
 	a, b := rt.Executors()[0], rt.Executors()[1]
-	v, err := Run(a, context.Background(), func(tk *T) (int, error) {
+	v, err := Run(context.Background(), a, func(tk *T) (int, error) {
 		sum := 0
 		for i := 0; i < 100; i++ {
 			h := SpawnAt(tk, b, func(tk *T) (int, error) {
@@ -89,9 +89,9 @@ func TestRuntimeCloseWakesParkedTasks(t *testing.T) {
 	require.NoError(t, err)
 	r, _ := pipe(t)
 	ex := rt.Executors()[0]
-	io := SpawnOn(ex, context.Background(), func(tk *T) (int, error) { return tk.Read(r, make([]byte, 1), CurrentPos) })
-	sl := SpawnOn(ex, context.Background(), func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
-	ch := SpawnOn(rt.Executors()[1], context.Background(), func(tk *T) (int, error) {
+	io := SpawnOn(context.Background(), ex, func(tk *T) (int, error) { return tk.Read(r, make([]byte, 1), CurrentPos) })
+	sl := SpawnOn(context.Background(), ex, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
+	ch := SpawnOn(context.Background(), rt.Executors()[1], func(tk *T) (int, error) {
 		c := NewChan[int](tk, 0)
 		v, _, err := c.Recv(tk)
 		return v, err
@@ -106,7 +106,7 @@ func TestRuntimeCloseWakesParkedTasks(t *testing.T) {
 		require.ErrorIs(t, err, ErrClosed)
 	}
 	// After Close, new work fails at once.
-	_, err = Run(ex, context.Background(), func(tk *T) (int, error) { return 0, tk.Nop() })
+	_, err = Run(context.Background(), ex, func(tk *T) (int, error) { return 0, tk.Nop() })
 	require.ErrorIs(t, err, ErrClosed)
 }
 

@@ -60,9 +60,9 @@ func TestCancelPokesOnlyItsTasks(t *testing.T) {
 	require.NoError(t, runTask(t, ex, func(tk *T) error {
 		ch := NewChan[int](tk, 0)
 		for range parked {
-			SpawnContext(tk, ctxA, func(tk *T) (int, error) { v, _, err := ch.Recv(tk); return v, err })
+			SpawnContext(ctxA, tk, func(tk *T) (int, error) { v, _, err := ch.Recv(tk); return v, err })
 		}
-		hb := SpawnContext(tk, ctxB, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
+		hb := SpawnContext(ctxB, tk, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
 		tk.Yield() // all of them park
 		before := ex.stats.pokes
 		cancelB()

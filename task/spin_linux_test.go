@@ -18,9 +18,7 @@ import (
 func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 	t.Helper()
 	pr, pw := pipe(t)
-	reader = SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
-		// A result just handed to a goroutine (the last Run's) makes the
-		// executor's next wait a park: a wait that reaches it uses it up.
+	reader = SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
 		for tk.ex.signalled {
 			if err := tk.Sleep(time.Millisecond); err != nil {
 				return 0, err
@@ -47,11 +45,11 @@ func TestKernelWaitWokenByPosts(t *testing.T) {
 	pw, reader := kernelWaiting(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := Run(a, ctx, func(tk *T) (int, error) { return 0, tk.Nop() })
+	_, err := Run(ctx, a, func(tk *T) (int, error) { return 0, tk.Nop() })
 	require.NoError(t, err, "a goroutine's post woke the kernel wait")
 
 	pw2, reader2 := kernelWaiting(t, a) // the Run's result woke a goroutine: a parked, then came back
-	n, err := Run(b, ctx, func(tk *T) (int, error) {
+	n, err := Run(ctx, b, func(tk *T) (int, error) {
 		return SpawnAt(tk, a, func(tk *T) (int, error) { return 7, tk.Nop() }).Join(tk)
 	})
 	require.NoError(t, err, "another executor's post woke the kernel wait")

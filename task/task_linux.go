@@ -160,7 +160,7 @@ func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
 
 // SpawnContext is Spawn with the new task's own context: its cancellation
 // cancels the operation the task waits on.
-func SpawnContext[R any](t *T, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+func SpawnContext[R any](ctx context.Context, t *T, fn func(*T) (R, error)) *Handle[R] {
 	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
@@ -187,8 +187,8 @@ func (ex *Executor) queue(u *T) {
 }
 
 // SpawnOn starts fn on ex from any goroutine; wait with h.Wait.
-func SpawnOn[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
-	h := newRemote(ex, ctx, fn)
+func SpawnOn[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
+	h := newRemote(ctx, ex, fn)
 	ex.post(remoteMsg{kind: msgSpawn, t: h.t})
 	return h
 }
@@ -196,7 +196,7 @@ func SpawnOn[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *
 // newRemote makes the handle of a task started from another thread: its
 // record is new (the pool belongs to ex's thread; the record joins it
 // when the task is done).
-func newRemote[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) *Handle[R] {
+func newRemote[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 	u := &T{}
 	h := &Handle[R]{t: u, doneCh: make(chan struct{})}
 	u.fn = fn
@@ -207,12 +207,12 @@ func newRemote[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error))
 // Run runs fn on ex and waits for it from any goroutine; ctx cancels both
 // the wait and the task's operations. From a task of ex it returns
 // ErrWouldDeadlock (spawn and join instead).
-func Run[R any](ex *Executor, ctx context.Context, fn func(*T) (R, error)) (R, error) {
+func Run[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) (R, error) {
 	if !ex.closeReq.Load() && ex.onThread() {
 		var zero R
 		return zero, ErrWouldDeadlock
 	}
-	return SpawnOn(ex, ctx, fn).Wait(ctx)
+	return SpawnOn(ctx, ex, fn).Wait(ctx)
 }
 
 func (t *T) init(ex *Executor, body runner, ctx context.Context) {

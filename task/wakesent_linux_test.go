@@ -33,7 +33,7 @@ func TestSpareWakeDoesNotSilenceNextSleep(t *testing.T) {
 		if kernel {
 			// A kernel wait needs an operation in flight: a read of a pipe
 			// nobody writes to until the end.
-			reader = SpawnOn(ex, context.Background(), func(tk *T) (int, error) {
+			reader = SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
 				return tk.Read(pr, make([]byte, 1), CurrentPos)
 			})
 		} else {
@@ -49,7 +49,7 @@ func TestSpareWakeDoesNotSilenceNextSleep(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := Run(ex, ctx, func(tk *T) (int, error) { return 1, nil })
+		_, err := Run(ctx, ex, func(tk *T) (int, error) { return 1, nil })
 		cancel()
 		require.NoError(t, err, "kernel wait %v: the post did not wake the sleeping executor", kernel)
 		if reader != nil {

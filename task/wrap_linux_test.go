@@ -25,28 +25,27 @@ func TestStaleTokensDropped(t *testing.T) {
 	pr, pw := pipe(t)
 	var uds []uint64
 	var got string
-	_, err := Run(ex, context.Background(), func(tk *T) (struct{}, error) {
+	_, err := Run(context.Background(), ex, func(tk *T) (struct{}, error) {
 		for i := range 5 {
 			res, _, err := tk.Await(func(s *sys.SQE) { sqe.Nop(s) })
 			if err != nil || res != 0 {
 				return struct{}{}, errf("op %d: %d %v", i, res, err)
 			}
 		}
-		// The read's own user_data, and those of the ops before it.
 		h := Spawn(tk, func(tk *T) (string, error) {
 			b := make([]byte, 8)
 			n, err := tk.Read(pr, b, CurrentPos)
 			return string(b[:n]), err
 		})
-		tk.Yield() // the reader starts and parks on its read
+		tk.Yield()
 		for _, sl := range tk.ex.slots {
 			if !sl.inUse {
-				uds = append(uds, sl.ud()) // a token of an op that is done
+				uds = append(uds, sl.ud())
 			}
 		}
 		for _, sl := range tk.ex.slots {
 			if sl.inUse {
-				ud := sl.ud() ^ 1<<33 // the reader's slot, another generation
+				ud := sl.ud() ^ 1<<33
 				uds = append(uds, ud, ud^1<<34)
 			}
 		}

@@ -213,7 +213,7 @@ func cancelRacingMultishotBuffers(t *testing.T, mech reg.PoolMechanism) {
 				breakAt = rng.IntN(writes) // the body breaks at its breakAt-th yield
 			}
 			ctx, cancel := context.WithCancel(tk.Context())
-			h := task.SpawnContext(tk, ctx, func(tk *task.T) (int, error) {
+			h := task.SpawnContext(ctx, tk, func(tk *task.T) (int, error) {
 				yields := 0
 				for b, err := range tk.ReadMultishot(pr, pool) {
 					if err != nil {

@@ -307,7 +307,7 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 		pr, pw := pipe(t)
 		prFd := rawFd(t, pr)
 		got := make([]byte, 2)
-		reader := task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) { return tk.Read(prFd, got, task.CurrentPos) })
+		reader := task.SpawnOn(context.Background(), ex, func(tk *task.T) (int, error) { return tk.Read(prFd, got, task.CurrentPos) })
 		// Forged CQEs for the first slots at generations far ahead (a
 		// wrap-around), sent while the churn runs.
 		var uds []uint64

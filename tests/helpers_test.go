@@ -275,7 +275,7 @@ func runTask[R any](t testing.TB, ex *task.Executor, d time.Duration, fn func(*t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	v, err := task.SpawnOn(ex, context.Background(), fn).Wait(ctx)
+	v, err := task.SpawnOn(context.Background(), ex, fn).Wait(ctx)
 	if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the task was still running after %v", d)
 	}

@@ -132,7 +132,7 @@ func TestClosedFdReuse(t *testing.T) {
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 16)
 		var started atomic.Bool
-		h := task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) {
+		h := task.SpawnOn(context.Background(), ex, func(tk *task.T) (int, error) {
 			started.Store(true)
 			return tk.Read(pr, buf, task.CurrentPos)
 		})
@@ -342,13 +342,13 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 		hs := make([]*task.Handle[int], n)
 		started := make(chan struct{}, n)
 		for i := range hs {
-			hs[i] = task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) {
+			hs[i] = task.SpawnOn(context.Background(), ex, func(tk *task.T) (int, error) {
 				started <- struct{}{}
 				return m.await(tk, i)
 			})
 		}
 		ctx := closeWithTasksInFlight(t, hs, started, ex.Close)
-		_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
+		_, err = task.Run(ctx, ex, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 		require.ErrorIs(t, err, uring.ErrClosed)
 		require.NoError(t, ex.Close(), "Close is safe to repeat")
 	})
@@ -364,7 +364,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 		started := make(chan struct{}, n)
 		for i := range hs {
 			ex := execs[i%len(execs)]
-			hs[i] = task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) {
+			hs[i] = task.SpawnOn(context.Background(), ex, func(tk *task.T) (int, error) {
 				if i%2 == 0 {
 					started <- struct{}{}
 					return m.await(tk, i)
@@ -377,7 +377,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 		}
 		ctx := closeWithTasksInFlight(t, hs, started, rt.Close)
 		for _, ex := range execs {
-			_, err = task.Run(ex, ctx, func(tk *task.T) (int, error) { return 0, tk.Nop() })
+			_, err = task.Run(ctx, ex, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 			require.ErrorIs(t, err, uring.ErrClosed)
 		}
 		_, err = rt.ReadAt(ctx, m.pipes[0], make([]byte, 1), 0)
@@ -491,7 +491,7 @@ func TestCancelPendingReadTaskSeesContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	buf := make([]byte, 8)
 	var started atomic.Bool
-	h := task.SpawnOn(ex, ctx, func(tk *task.T) (int, error) {
+	h := task.SpawnOn(ctx, ex, func(tk *task.T) (int, error) {
 		started.Store(true)
 		return tk.Read(pr, buf, task.CurrentPos)
 	})
@@ -506,7 +506,7 @@ func TestCancelPendingReadTaskSeesContextCanceled(t *testing.T) {
 	// The read is gone from the kernel: the next byte goes to a new read.
 	_, err = unix.Write(pw, []byte("z"))
 	require.NoError(t, err)
-	n, err := task.Run(ex, wctx, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+	n, err := task.Run(wctx, ex, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	require.Equal(t, byte('z'), buf[0])
@@ -576,7 +576,7 @@ func TestCancelRacingCompletion(t *testing.T) {
 			for i := 0; i < taskRounds; i++ {
 				wb[0] = byte(i)
 				ctx, cancel := context.WithCancel(tk.Context())
-				h := task.SpawnContext(tk, ctx, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+				h := task.SpawnContext(ctx, tk, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
 				mode := rng.IntN(4)
 				tk.Yield() // the read reaches the kernel
 				if mode >= 2 {

@@ -52,7 +52,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		for i := 0; i < rounds; i++ {
 			ctx, cancel := context.WithCancel(context.Background())
-			h := task.SpawnOn(ex, ctx, func(tk *task.T) (int, error) {
+			h := task.SpawnOn(ctx, ex, func(tk *task.T) (int, error) {
 				fd, _, err := tk.Accept(lfd, 0)
 				return fd, err
 			})
@@ -112,7 +112,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			// O_CREAT makes io_uring open in an io-wq worker (never inline
 			// with O_NONBLOCK), where a FIFO blocks until a writer comes.
-			h := task.SpawnOn(ex, ctx, func(tk *task.T) (int, error) { return tk.Open(fifo, unix.O_RDONLY|unix.O_CREAT, 0o600) })
+			h := task.SpawnOn(ctx, ex, func(tk *task.T) (int, error) { return tk.Open(fifo, unix.O_RDONLY|unix.O_CREAT, 0o600) })
 			time.Sleep(5 * time.Millisecond)
 			cancel()
 			time.Sleep(time.Duration(i%8) * 20 * time.Microsecond) // race the cancel
@@ -164,7 +164,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 			"the executor uses DEFER_TASKRUN exactly where the probe has it")
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
-		h := task.SpawnOn(ex, context.Background(), func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
+		h := task.SpawnOn(context.Background(), ex, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
 		time.Sleep(idle)
 		_, err = unix.Write(pw, []byte("late"))
 		require.NoError(t, err)

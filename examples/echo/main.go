@@ -45,7 +45,7 @@ func serve(ctx context.Context, ln *net.TCPListener, max int) error {
 		return err
 	}
 	defer ex.Close()
-	_, err = task.Run(ex, ctx, func(t *task.T) (struct{}, error) {
+	_, err = task.Run(ctx, ex, func(t *task.T) (struct{}, error) {
 		g := task.NewGroup(t, false)
 		for n := 0; max == 0 || n < max; n++ {
 			fd, _, err := t.Accept(lfd, 0)

@@ -37,7 +37,7 @@ func copyFile(src, dst string) (int64, error) {
 		return 0, err
 	}
 	defer ex.Close()
-	return task.Run(ex, context.Background(), func(t *task.T) (int64, error) {
+	return task.Run(context.Background(), ex, func(t *task.T) (int64, error) {
 		in, err := t.Open(src, unix.O_RDONLY, 0)
 		if err != nil {
 			return 0, err
@@ -53,7 +53,6 @@ func copyFile(src, dst string) (int64, error) {
 		}
 		defer t.Close(out)
 		size := int64(st.Size)
-		// One task per chunk, 8 at a time: each reads then writes its chunk.
 		g := task.NewGroup(t, true)
 		sem := task.NewChan[struct{}](t, 8)
 		for off := int64(0); off < size; off += chunk {

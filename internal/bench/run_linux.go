@@ -43,7 +43,7 @@ func onExecutor(fn func(t *task.T) error, opts ...task.Option) error {
 	if err != nil {
 		return err
 	}
-	_, err = task.Run(ex, context.Background(), func(t *task.T) (struct{}, error) { return struct{}{}, fn(t) })
+	_, err = task.Run(context.Background(), ex, func(t *task.T) (struct{}, error) { return struct{}{}, fn(t) })
 	if cerr := ex.Close(); err == nil {
 		err = cerr
 	}

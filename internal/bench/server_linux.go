@@ -46,7 +46,7 @@ func startTaskServer(execs int, serve func(t *task.T, fd int) error) (*taskServe
 			return nil, err
 		}
 		s.exs = append(s.exs, ex)
-		s.handles = append(s.handles, task.SpawnOn(ex, ctx, func(t *task.T) (struct{}, error) {
+		s.handles = append(s.handles, task.SpawnOn(ctx, ex, func(t *task.T) (struct{}, error) {
 			for {
 				fd, _, err := t.Accept(lfd, 0)
 				if err != nil {
