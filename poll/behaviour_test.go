@@ -60,7 +60,7 @@ func waitInFlight(t *testing.T, l *Loop, n int) {
 func TestShutdownInFlight(t *testing.T) {
 	for _, st := range []Strategy{Block, Spin, Hybrid, SQPoll, Park} {
 		t.Run(st.String(), func(t *testing.T) {
-			l, err := New(Config{Strategy: st, Entries: 64})
+			l, err := New(WithStrategy(st), WithEntries(64))
 			require.NoError(t, err)
 			var fds [8]int
 			for i := range fds {
@@ -106,7 +106,7 @@ func TestShutdownInFlight(t *testing.T) {
 // TestSQPollIdleGaps: ops separated by gaps longer than the SQ thread's
 // idle time: the thread sleeps between bursts and Submit wakes it.
 func TestSQPollIdleGaps(t *testing.T) {
-	l := newLoop(t, Config{Strategy: SQPoll, SQPollIdle: 10 * time.Millisecond})
+	l := newLoop(t, WithStrategy(SQPoll), WithSQPollIdle(10*time.Millisecond))
 	for burst := 0; burst < 5; burst++ {
 		time.Sleep(30 * time.Millisecond)
 		for i := 0; i < 20; i++ {
@@ -125,7 +125,7 @@ func TestSQPollIdleGaps(t *testing.T) {
 func TestIOPollODirect(t *testing.T) {
 	for _, st := range []Strategy{IOPoll, HybridIOPoll} {
 		t.Run(st.String(), func(t *testing.T) {
-			l := newLoop(t, Config{Strategy: st})
+			l := newLoop(t, WithStrategy(st))
 			path := filepath.Join(t.TempDir(), "data")
 			require.NoError(t, os.WriteFile(path, make([]byte, 1<<16), 0o600))
 			f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECT, 0)
@@ -170,7 +170,7 @@ func alignedBuf(n int) []byte {
 func TestDoContextCancel(t *testing.T) {
 	for _, st := range []Strategy{Block, Spin, SQPoll, Park} {
 		t.Run(st.String(), func(t *testing.T) {
-			l := newLoop(t, Config{Strategy: st})
+			l := newLoop(t, WithStrategy(st))
 			fd, _ := pipe(t)
 			buf := make([]byte, 8)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -192,7 +192,7 @@ func TestDoContextCancel(t *testing.T) {
 // from parking, WaitTimeout is long) answers another goroutine's Do: the
 // wake eventfd's poll ends the wait, on every kernel.
 func TestWakePrompt(t *testing.T) {
-	l := newLoop(t, Config{Strategy: Block, WaitTimeout: time.Hour})
+	l := newLoop(t, WithStrategy(Block), WithWaitTimeout(time.Hour))
 	require.Equal(t, "poll", l.Stats().Wakeup)
 	fd, w := pipe(t)
 	buf := make([]byte, 8)
@@ -227,7 +227,7 @@ func waitSleeping(t *testing.T, l *Loop, state uint32) {
 // TestStaleCQE: a CQE carrying a freed slot's old generation is counted and
 // never delivered (to the slot's new owner in particular).
 func TestStaleCQE(t *testing.T) {
-	l := newLoop(t, Config{})
+	l := newLoop(t)
 	var calls int
 	h := HandlerFunc(func(*sys.CQE) { calls++ })
 	var first Token
@@ -284,7 +284,7 @@ func (m *multishotTimeout) Handle(c *sys.CQE) {
 
 // TestMultishot: the handler stays registered while F_MORE is set.
 func TestMultishot(t *testing.T) {
-	l := newLoop(t, Config{})
+	l := newLoop(t)
 	m := &multishotTimeout{ts: sys.Timespec{Nsec: int64(time.Millisecond)}, count: 3, done: make(chan struct{})}
 	var inflight int
 	var err error
@@ -306,7 +306,7 @@ func TestMultishot(t *testing.T) {
 // TestLoopThreadOnly: the loop-thread methods refuse other goroutines (in
 // test builds), and Run executes on the loop's thread.
 func TestLoopThreadOnly(t *testing.T) {
-	l := newLoop(t, Config{})
+	l := newLoop(t)
 	_, err := l.Prep(HandlerFunc(func(*sys.CQE) {}), prepNop)
 	require.ErrorIs(t, err, ErrNotLoopThread)
 	require.ErrorIs(t, l.Cancel(1), ErrNotLoopThread)
@@ -318,7 +318,7 @@ func TestLoopThreadOnly(t *testing.T) {
 
 // TestCloseFromHandler: Close on the loop thread starts the shutdown.
 func TestCloseFromHandler(t *testing.T) {
-	l, err := New(Config{})
+	l, err := New()
 	require.NoError(t, err)
 	var cerr error
 	require.NoError(t, l.Run(func() { cerr = l.Close() }))
@@ -333,7 +333,7 @@ func TestCloseFromHandler(t *testing.T) {
 
 // TestPrepError: a failing prep reaches the caller and holds no slot.
 func TestPrepError(t *testing.T) {
-	l := newLoop(t, Config{})
+	l := newLoop(t)
 	bad := errors.New("bad argument")
 	_, err := l.Do(context.Background(), func(*sys.SQE) error { return bad })
 	require.ErrorIs(t, err, bad)
@@ -346,24 +346,30 @@ func TestPrepError(t *testing.T) {
 	require.Equal(t, 0, l.Stats().InFlight)
 }
 
-func TestConfigErrors(t *testing.T) {
+// TestOptionErrors: a bad option argument is an *OptionError naming the
+// option and its argument (errors.Is EINVAL), and no loop starts.
+func TestOptionErrors(t *testing.T) {
 	for _, c := range []struct {
-		cfg   Config
-		field string
+		opts   []Option
+		option string
 	}{
-		{Config{Strategy: 99}, "Strategy"},
-		{Config{Entries: 1 << 20}, "Entries"},
-		{Config{Entries: 64, CQEntries: 8}, "CQEntries"},
-		{Config{SpinBudget: -1}, "SpinBudget"},
-		{Config{SpinTime: -1}, "SpinTime"},
-		{Config{WaitTimeout: -1}, "WaitTimeout"},
-		{Config{Slots: -1}, "Slots"},
+		{[]Option{WithStrategy(99)}, "WithStrategy"},
+		{[]Option{WithEntries(1 << 20)}, "WithEntries"},
+		{[]Option{WithEntries(64), WithCQEntries(8)}, "WithCQEntries"},
+		{[]Option{WithSpinBudget(-1)}, "WithSpinBudget"},
+		{[]Option{WithSpinTime(-1)}, "WithSpinTime"},
+		{[]Option{WithWaitTimeout(-1)}, "WithWaitTimeout"},
+		{[]Option{WithWaitBatch(8, -1)}, "WithWaitBatch"},
+		{[]Option{WithSQPollIdle(-1)}, "WithSQPollIdle"},
+		{[]Option{WithSlots(-1)}, "WithSlots"},
 	} {
-		_, err := New(c.cfg)
-		var ce *ConfigError
-		require.ErrorAs(t, err, &ce)
-		require.Equal(t, c.field, ce.Field)
-		require.Contains(t, err.Error(), "Config."+c.field)
+		l, err := New(c.opts...)
+		require.Nil(t, l)
+		var oe *OptionError
+		require.ErrorAs(t, err, &oe)
+		require.Equal(t, c.option, oe.Option)
+		require.Contains(t, err.Error(), c.option)
+		require.ErrorIs(t, err, unix.EINVAL)
 	}
 }
 
@@ -371,7 +377,7 @@ func TestConfigErrors(t *testing.T) {
 // answers a lone operation after MinWait, not after WaitTimeout
 // (IORING_FEAT_MIN_TIMEOUT).
 func TestWaitBatch(t *testing.T) {
-	l := newLoop(t, Config{Strategy: Block, WaitBatch: 8, MinWait: time.Millisecond, WaitTimeout: 5 * time.Second})
+	l := newLoop(t, WithStrategy(Block), WithWaitBatch(8, time.Millisecond), WithWaitTimeout(5*time.Second))
 	fd, w := pipe(t)
 	buf := make([]byte, 8)
 	got := make(chan Result, 1)

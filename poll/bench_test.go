@@ -134,7 +134,7 @@ func benchOps(b *testing.B, read bool) {
 				continue // buffered reads are not pollable
 			}
 			b.Run(fmt.Sprintf("%v/batch=%d", st, batch), func(b *testing.B) {
-				l := newLoop(b, Config{Strategy: st})
+				l := newLoop(b, WithStrategy(st))
 				d := &benchDriver{l: l, fd: fd, ops: make([]benchOp, batch), done: make(chan struct{}, 1)}
 				for i := range d.ops {
 					d.ops[i].d = d
@@ -166,11 +166,7 @@ func benchRaw(b *testing.B, fd, batch int, st Strategy) {
 }
 
 func rawLoop(b *testing.B, fd, batch int, st Strategy) error {
-	c := Config{Strategy: st}
-	if err := c.setDefaults(); err != nil {
-		return err
-	}
-	r, err := rawRing(c)
+	r, err := rawRing(WithStrategy(st))
 	if err != nil {
 		return err
 	}
@@ -222,7 +218,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	})
 	for _, st := range benchStrategies() {
 		b.Run(st.String(), func(b *testing.B) {
-			l := newLoop(b, Config{Strategy: st})
+			l := newLoop(b, WithStrategy(st))
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -243,7 +239,7 @@ func BenchmarkRoundTripWaiting(b *testing.B) {
 	noThreadCheck(b)
 	for _, st := range []Strategy{Block, Park} {
 		b.Run(st.String(), func(b *testing.B) {
-			l := newLoop(b, Config{Strategy: st, WaitTimeout: time.Minute})
+			l := newLoop(b, WithStrategy(st), WithWaitTimeout(time.Minute))
 			fd, w := pipe(b)
 			buf := make([]byte, 8)
 			got := make(chan struct{}, 1)

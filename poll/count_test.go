@@ -45,7 +45,7 @@ func TestCountOps(t *testing.T) {
 	}
 	st, err := parseStrategy(f[0])
 	require.NoError(t, err)
-	l := newLoop(t, Config{Strategy: st})
+	l := newLoop(t, WithStrategy(st))
 	require.NoError(t, loopCount(l, -1, batch, n))
 }
 
@@ -98,12 +98,7 @@ func rawCount(fd, batch int, st Strategy, n int) error {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		c := Config{Strategy: st}
-		if err := c.setDefaults(); err != nil {
-			done <- err
-			return
-		}
-		r, err := rawRing(c)
+		r, err := rawRing(WithStrategy(st))
 		if err != nil {
 			done <- err
 			return
@@ -195,7 +190,7 @@ func TestWallNop(t *testing.T) {
 	loops := map[Strategy]*Loop{}
 	raws := map[Strategy]*rawRunner{}
 	for _, st := range sts {
-		loops[st] = newLoop(t, Config{Strategy: st})
+		loops[st] = newLoop(t, WithStrategy(st))
 		rs := rawStrategy(st)
 		if raws[rs] == nil {
 			r, err := newRawRunner(rs)
@@ -270,12 +265,7 @@ func newRawRunner(st Strategy) (*rawRunner, error) {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		c := Config{Strategy: st}
-		if err := c.setDefaults(); err != nil {
-			errc <- err
-			return
-		}
-		r, err := rawRing(c)
+		r, err := rawRing(WithStrategy(st))
 		errc <- err
 		if err != nil {
 			return

@@ -24,7 +24,7 @@
 // carry IORING_CQE_F_MORE (multishot), and is freed, before its handler
 // runs, by the CQE without it.
 //
-// Strategies (Config.Strategy) decide how the loop waits for completions:
+// Strategies (WithStrategy) decide how the loop waits for completions:
 // Park, the default, submits without waiting and waits in Go's netpoller on
 // an eventfd registered with the ring (IORING_REGISTER_EVENTFD), with the
 // ring's notifications off (IORING_CQ_EVENTFD_DISABLED) while it is busy,

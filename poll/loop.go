@@ -20,7 +20,7 @@ const einval = syscall.EINVAL
 // Prep, Start, Cancel, InFlight and Ring, which belong to the loop thread
 // (handlers and Run).
 type Loop struct {
-	cfg      Config
+	cfg      config
 	c        *Core[msg]
 	ring     *uring.Ring
 	tid      int
@@ -58,8 +58,13 @@ type Loop struct {
 var checkThread = false
 
 // New starts a loop: a goroutine locked to its OS thread, which creates
-// the ring on that thread. It returns once the ring exists.
-func New(cfg Config) (*Loop, error) {
+// the ring on that thread. It returns once the ring exists. A bad option
+// argument is an *OptionError that names it.
+func New(opts ...Option) (*Loop, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}

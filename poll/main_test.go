@@ -19,11 +19,15 @@ func TestMain(m *testing.M) {
 
 // newLoop starts a loop closed at the end of the test; it skips when the
 // kernel lacks what the strategy needs (the message says what).
-func newLoop(t testing.TB, cfg Config) *Loop {
+func newLoop(t testing.TB, opts ...Option) *Loop {
 	t.Helper()
-	l, err := New(cfg)
+	l, err := New(opts...)
 	if errors.Is(err, uring.ErrUnsupported) {
-		t.Skipf("%v loop unavailable here: %v", cfg.Strategy, err)
+		var c config
+		for _, o := range opts {
+			o(&c)
+		}
+		t.Skipf("%v loop unavailable here: %v", c.Strategy, err)
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -45,7 +49,14 @@ func prepNop(s *sys.SQE) error {
 
 // rawRing makes the ring a loop with config c would own (for raw
 // baselines that must run on the same ring).
-func rawRing(c Config) (*uring.Ring, error) {
+func rawRing(opts ...Option) (*uring.Ring, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := c.setDefaults(); err != nil {
+		return nil, err
+	}
 	cc := c.coreConfig()
 	return newCoreRing(&cc)
 }

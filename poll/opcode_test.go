@@ -31,7 +31,7 @@ func (o *missingOpOp) Handle(*sys.CQE) { o.handled++ }
 // ignored NOP without prep's link, so the next operation runs on its own.
 func TestUnknownOpcodeRefusedBeforeSubmit(t *testing.T) {
 	op := testutil.MissingOp(t)
-	l := newLoop(t, Config{})
+	l := newLoop(t)
 	ctx := context.Background()
 	prep := func(s *sys.SQE) error {
 		*s = sys.SQE{Opcode: op, Fd: -1, Flags: sys.SQEIOLink}

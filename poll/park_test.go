@@ -111,7 +111,7 @@ func TestAsyncStressExactlyOnce(t *testing.T) {
 			if st == SQPoll {
 				n /= 4
 			}
-			l := newLoop(t, Config{Strategy: st})
+			l := newLoop(t, WithStrategy(st))
 			d := &asyncDriver{l: l, seen: make([]uint8, n), rng: rand.New(rand.NewPCG(uint64(st), 3)), done: make(chan struct{})}
 			for i := range d.ops {
 				d.ops[i].d = d
@@ -179,7 +179,7 @@ func TestAsyncStressExactlyOnce(t *testing.T) {
 // the read's completion. Each step is a fixed count, bounded so that a
 // loop that never lets go of the P fails instead of hanging.
 func exerciseAtGOMAXPROCS1(t *testing.T, st Strategy) Stats {
-	l := newLoop(t, Config{Strategy: st, WaitTimeout: 30 * time.Second})
+	l := newLoop(t, WithStrategy(st), WithWaitTimeout(30*time.Second))
 	fd, w := pipe(t)
 	buf := make([]byte, 8)
 	got := make(chan struct{}, 1)
@@ -303,7 +303,11 @@ func TestParkWake(t *testing.T) {
 }
 
 func testParkWake(t *testing.T, plain bool) {
-	l := newLoop(t, Config{WaitTimeout: 30 * time.Second, NoDeferTaskrun: plain})
+	opts := []Option{WithWaitTimeout(30 * time.Second)}
+	if plain {
+		opts = append(opts, WithoutDeferTaskrun())
+	}
+	l := newLoop(t, opts...)
 	require.Equal(t, "eventfd", l.Stats().Wakeup)
 	var flags sys.SetupFlags
 	require.NoError(t, l.Run(func() { flags = l.Ring().SetupFlags() }))
@@ -341,7 +345,7 @@ func testParkWake(t *testing.T, plain bool) {
 // TestParkZeroAllocs: a Do round trip that wakes a Park loop from its
 // eventfd wait (a read stays in flight) allocates nothing.
 func TestParkZeroAllocs(t *testing.T) {
-	l := newLoop(t, Config{Strategy: Park, WaitTimeout: 30 * time.Second})
+	l := newLoop(t, WithStrategy(Park), WithWaitTimeout(30*time.Second))
 	fd, w := pipe(t)
 	buf := make([]byte, 8)
 	got := make(chan Result, 1)
@@ -383,7 +387,7 @@ func TestWallDo(t *testing.T) {
 	loops := map[key]*Loop{}
 	for _, st := range []Strategy{Block, Park} {
 		for _, waiting := range []bool{false, true} {
-			l := newLoop(t, Config{Strategy: st, WaitTimeout: time.Minute})
+			l := newLoop(t, WithStrategy(st), WithWaitTimeout(time.Minute))
 			if waiting {
 				fd, w := pipe(t)
 				buf := make([]byte, 8)

@@ -98,7 +98,7 @@ func stressCount() int {
 func TestStressExactlyOnce(t *testing.T) {
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
-			l := newLoop(t, Config{Strategy: st})
+			l := newLoop(t, WithStrategy(st))
 			total := stressCount()
 			if st == SQPoll {
 				total /= 4 // every batch waits on the SQ thread's turn on 2 shared cores
@@ -139,7 +139,7 @@ func TestConcurrentDo(t *testing.T) {
 	}
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
-			l := newLoop(t, Config{Strategy: st, Entries: 32})
+			l := newLoop(t, WithStrategy(st), WithEntries(32))
 			var wg sync.WaitGroup
 			var okCount atomic.Int64
 			errs := make(chan error, 64)
@@ -177,7 +177,7 @@ func TestOverflowBurst(t *testing.T) {
 	const n = 5000
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
-			l := newLoop(t, Config{Strategy: st, Entries: 8, CQEntries: 8})
+			l := newLoop(t, WithStrategy(st), WithEntries(8), WithCQEntries(8))
 			seen := make([]atomic.Int32, n)
 			var wg sync.WaitGroup
 			wg.Add(n)

@@ -17,7 +17,7 @@ import (
 // before the wrap is counted stale instead of reaching the slot's new
 // owner.
 func TestGenerationWrap(t *testing.T) {
-	l := newLoop(t, Config{})
+	l := newLoop(t)
 	require.NoError(t, l.Run(func() {
 		for i := range l.c.slots {
 			l.c.slots[i].gen = genMask - 1 // free (even), one take from the top

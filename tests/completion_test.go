@@ -127,7 +127,7 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 		})
 	}
 	t.Run("poll", func(t *testing.T) {
-		l, err := poll.New(poll.Config{})
+		l, err := poll.New()
 		require.NoError(t, err)
 		closeAtEnd(t, "Loop", l.Close)
 		pr, pw := rawPipe(t, 0)
@@ -216,7 +216,7 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 	lengthOf := func(i int) int { return 1 + i%fileSize }
 
 	t.Run("poll", func(t *testing.T) {
-		l, err := poll.New(poll.Config{Entries: 64, NoDeferTaskrun: true})
+		l, err := poll.New(poll.WithEntries(64), poll.WithoutDeferTaskrun())
 		require.NoError(t, err)
 		closeAtEnd(t, "Loop", l.Close)
 		// Reads in flight for the whole run.

@@ -308,7 +308,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 	})
 	t.Run("poll", func(t *testing.T) {
 		m := newMixedFds(t)
-		l, err := poll.New(poll.Config{Entries: 128})
+		l, err := poll.New(poll.WithEntries(128))
 		require.NoError(t, err)
 		errs := make([]error, n)
 		var wg sync.WaitGroup
@@ -408,7 +408,7 @@ func TestCancelUnknownOp(t *testing.T) {
 		})
 	}
 	t.Run("poll", func(t *testing.T) {
-		l, err := poll.New(poll.Config{})
+		l, err := poll.New()
 		require.NoError(t, err)
 		closeAtEnd(t, "Loop", l.Close)
 		pr, pw := rawPipe(t, 0)

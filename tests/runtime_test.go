@@ -179,7 +179,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 	})
 	t.Run("poll", func(t *testing.T) {
 		t.Parallel()
-		l, err := poll.New(poll.Config{WaitTimeout: 30 * time.Second})
+		l, err := poll.New(poll.WithWaitTimeout(30 * time.Second))
 		require.NoError(t, err)
 		closeAtEnd(t, "Loop", l.Close)
 		var flags sys.SetupFlags

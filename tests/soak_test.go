@@ -364,7 +364,7 @@ func TestSoakSQPollIdleGaps(t *testing.T) {
 		require.Len(t, reap(t, r, 16), 16, "gap %d: the SQ thread was not woken", g)
 	}
 
-	l, err := poll.New(poll.Config{Strategy: poll.SQPoll, SQPollIdle: 10 * time.Millisecond})
+	l, err := poll.New(poll.WithStrategy(poll.SQPoll), poll.WithSQPollIdle(10 * time.Millisecond))
 	if errors.Is(err, uring.ErrUnsupported) {
 		testutil.Require(t, err)
 	}
@@ -427,7 +427,7 @@ func TestSoakIOPollWithoutPollQueues(t *testing.T) {
 		require.Equal(t, nopRes, cs[2].Res, "round %d", i)
 	}
 
-	l, err := poll.New(poll.Config{Strategy: poll.IOPoll})
+	l, err := poll.New(poll.WithStrategy(poll.IOPoll))
 	require.NoError(t, err)
 	closeAtEnd(t, "Loop", l.Close)
 	for i := 0; i < rounds; i++ {

@@ -122,7 +122,7 @@ func (n *nopDriver) Handle(c *sys.CQE) {
 }
 
 func nopLoop(b int, d time.Duration) (sample, error) {
-	l, err := poll.New(poll.Config{Entries: ringEntries(b)})
+	l, err := poll.New(poll.WithEntries(ringEntries(b)))
 	if err != nil {
 		return sample{}, err
 	}

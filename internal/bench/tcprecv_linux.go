@@ -293,7 +293,7 @@ func recvMultishot(size int) receiver {
 			return 0, err
 		}
 		defer closeFiles(files)
-		l, err := poll.New(poll.Config{})
+		l, err := poll.New()
 		if err != nil {
 			return 0, err
 		}
