@@ -395,8 +395,13 @@ func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, er
 	return r.Res, r.Flags, nil
 }
 
-// linkTimeout links a LINK_TIMEOUT for the deadline behind s.
+// linkTimeout links a LINK_TIMEOUT for the deadline behind s. Not on an
+// IOPOLL ring: the kernel refuses timeouts there (EINVAL at prep), which
+// would cancel s; the context's Done still cancels the op at the deadline.
 func (ex *Executor) linkTimeout(s *sys.SQE, sl *opSlot, deadline time.Time) bool {
+	if ex.core.IOPoll() {
+		return false
+	}
 	lt, err := ex.ring.GetSQE()
 	if err != nil {
 		return false // room for it was reserved; a closed ring fails the op anyway
