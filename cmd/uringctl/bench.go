@@ -75,7 +75,7 @@ func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 	fs.IntVar(&f.depth, "depth", 0, "chain and collect: call-chain depth (default 1000 and 50)")
 	fs.DurationVar(&f.duration, "duration", time.Second, "length of one timed run of one implementation")
 	fs.IntVar(&f.reps, "reps", 3, "runs of each implementation, alternating; the median is reported")
-	fs.StringVar(&f.file, "file", "", "randread: file to read (created or extended to --size)")
+	fs.StringVar(&f.file, "file", "", "randread: file to read (created or extended to --size), or a block device (only read; --size at most its size)")
 	fs.StringVar(&f.size, "size", "256M", "randread: file size (K, M, G suffixes)")
 	fs.StringVar(&f.dir, "dir", "", "randread: directory for the temp file (default: the working directory)")
 	fs.BoolVar(&f.json, "json", false, "write one JSON object per point to stdout instead of the table")

@@ -69,7 +69,7 @@ func runRandread(c *Config) ([]Point, error) {
 		direct := mode != "buffered"
 		if !direct {
 			c.Progress.Show("randread: warming the page cache")
-			if err := warm(path); err != nil {
+			if err := warm(path, size); err != nil {
 				return nil, fmt.Errorf("randread: %w", err)
 			}
 		}
@@ -113,9 +113,22 @@ func runRandread(c *Config) ([]Point, error) {
 // prepareFile returns a file of at least size bytes of non-zero data: --file
 // (created or extended when shorter), else a temp file in --dir (default
 // the working directory: /tmp may be a tmpfs, which refuses O_DIRECT),
-// removed by cleanup.
+// removed by cleanup. A --file that is a block device is read as it is,
+// never written: --size must not exceed the device.
 func (c *Config) prepareFile(size int64) (string, func(), error) {
 	path, cleanup := c.File, func() {}
+	if path != "" {
+		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeDevice != 0 && st.Mode()&os.ModeCharDevice == 0 {
+			dev, err := blockDeviceSize(path)
+			if err != nil {
+				return "", nil, err
+			}
+			if size > dev {
+				return "", nil, fmt.Errorf("--size %s exceeds the block device %s (%s)", FormatSize(size), path, FormatSize(dev))
+			}
+			return path, cleanup, nil
+		}
+	}
 	if path == "" {
 		dir := c.Dir
 		if dir == "" {
@@ -139,6 +152,9 @@ func (c *Config) prepareFile(size int64) (string, func(), error) {
 	if err != nil {
 		cleanup()
 		return "", nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("--file %s is neither a regular file nor a block device (%v)", path, st.Mode().Type())
 	}
 	if st.Size() >= size {
 		return path, cleanup, nil
@@ -166,13 +182,32 @@ func (c *Config) prepareFile(size int64) (string, func(), error) {
 	return path, cleanup, nil
 }
 
-func warm(path string) error {
+// blockDeviceSize opens a block device read-only and returns its size
+// (the offset of its end: Stat says 0 for a device).
+func blockDeviceSize(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, fmt.Errorf("size of the block device %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// warm reads the first size bytes of path into the page cache.
+func warm(path string, size int64) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = io.Copy(io.Discard, f)
+	_, err = io.CopyN(io.Discard, f, size)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
 	return err
 }
 
@@ -190,14 +225,20 @@ func directIO(path string) string {
 	return ""
 }
 
-// pollQueues says why the device under path cannot do polled I/O ("" if it
-// can), from /sys/dev/block/MAJ:MIN[/..]/queue/io_poll.
+// pollQueues says why the device under path (or the block device path
+// is) cannot do polled I/O ("" if it can), from
+// /sys/dev/block/MAJ:MIN[/..]/queue/io_poll (a partition's queue is its
+// disk's).
 func pollQueues(path string) string {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return err.Error()
 	}
-	dev := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	num := st.Dev // a file: the device it lives on
+	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
+		num = st.Rdev // a block device: itself
+	}
+	dev := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(num), unix.Minor(num))
 	name := dev
 	if real, err := filepath.EvalSymlinks(dev); err == nil {
 		name = filepath.Base(real)
