@@ -3,6 +3,7 @@
 package sqe_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -46,6 +47,19 @@ func kernelHas(t *testing.T, c sys.CQE, what, since string, no ...unix.Errno) {
 				Kernel: uring.KernelRelease(), Err: e})
 		}
 	}
+}
+
+// kernelLacks ends the test: c, the kernel's answer to an SQE that uses
+// what (added in release since), is not what a kernel with it gives, so
+// the test skips on a kernel older than since and fails on a newer one.
+func kernelLacks(t *testing.T, c sys.CQE, what, since string) {
+	t.Helper()
+	var err error = unix.Errno(0)
+	if c.Res < 0 {
+		err = errno(c)
+	}
+	testutil.Require(t, &uring.UnsupportedError{Feature: what, MinimumVersion: since,
+		Kernel: uring.KernelRelease(), Reason: fmt.Sprintf("the kernel answered %d", c.Res), Err: err})
 }
 
 // prep gets an SQE, runs build on it and tags it with ud.
