@@ -411,8 +411,11 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 // UseTarget calls fn with the register target (see RegisterTarget) while
 // holding a reference that Close waits for, so a registration racing Close
 // never lands on a reused fd number; ErrClosed once closed. A register
-// call that waits in the kernel (one that quiesces the ring) is
-// interrupted by Close and returns ErrClosed.
+// call that waits in the kernel (one that quiesces the ring: most of them
+// before 5.13, unregistering files or buffers before 6.13) is interrupted
+// by Close and returns ErrClosed; interrupted by any other signal (Go's
+// own preemption signal can land there), it changed nothing and fn runs
+// again.
 func (r *Ring) UseTarget(fn func(fd int, flag sys.RegisterOp) error) error {
 	tid, ok := r.life.beginWait()
 	if !ok {
@@ -420,8 +423,11 @@ func (r *Ring) UseTarget(fn func(fd int, flag sys.RegisterOp) error) error {
 	}
 	fd, flag := r.RegisterTarget()
 	err := fn(fd, flag)
+	for err != nil && errors.Is(err, syscall.EINTR) && !r.life.closed.Load() {
+		err = fn(fd, flag)
+	}
 	r.life.endWait(tid)
-	if err != nil && errors.Is(err, syscall.EINTR) && r.life.closed.Load() {
+	if err != nil && errors.Is(err, syscall.EINTR) {
 		return ErrClosed
 	}
 	return err

@@ -254,3 +254,32 @@ func TestPostWake(t *testing.T) {
 	require.NoError(t, r.Close())
 	require.ErrorIs(t, r.PostWake(8), uring.ErrClosed)
 }
+
+// TestUseTargetRetriesEINTR: a register call interrupted by a signal
+// changed nothing and runs again; once the ring is closed it stops with
+// ErrClosed.
+func TestUseTargetRetriesEINTR(t *testing.T) {
+	r := testutil.NewRing(t, 4)
+	calls := 0
+	err := r.UseTarget(func(fd int, flag sys.RegisterOp) error {
+		calls++
+		if calls < 3 {
+			return &os.SyscallError{Syscall: "io_uring_register", Err: unix.EINTR}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, 3, calls)
+
+	calls = 0
+	err = r.UseTarget(func(fd int, flag sys.RegisterOp) error {
+		calls++
+		go r.Close() // waits for this call to leave
+		for !uring.IsClosing(r) {
+			runtime.Gosched()
+		}
+		return &os.SyscallError{Syscall: "io_uring_register", Err: unix.EINTR}
+	})
+	require.ErrorIs(t, err, uring.ErrClosed)
+	require.Equal(t, 1, calls)
+}

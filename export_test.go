@@ -21,3 +21,6 @@ func Waiters(r *Ring) []int32 {
 // WakeBySignalOnly makes Close interrupt r's waiters with signals, as on a
 // kernel without MSG_RING, so that path runs on every kernel.
 func WakeBySignalOnly(r *Ring) { r.life.signalOnly = true }
+
+// IsClosing reports whether Close has begun on r.
+func IsClosing(r *Ring) bool { return r.life.closed.Load() }
