@@ -18,24 +18,51 @@ func Result(c *sys.CQE) (int, error) {
 	return int(c.Res), nil
 }
 
-// Error is a failed io_uring request: the errno in its CQE, with the op and
-// the fd it ran on when the caller knows them (Fd -1: not known).
+// Error is a failed io_uring operation, the one operation error of every
+// layer (poll.OpError and task.OpError are this type): its opcode, the
+// call's name when that is not the opcode (a task method: "read",
+// "accept_multishot"), the fd it ran on (-1: not known), and why it
+// failed: the errno of its CQE (unix.Errno), or what kept it from
+// completing (a cancelled context, a closed ring, an opcode the kernel
+// lacks). errors.Is(err, unix.ECANCELED) and the like work through Unwrap.
 type Error struct {
-	Op    sys.Op
-	Fd    int
-	Errno unix.Errno
+	Op     sys.Op
+	Name   string
+	Fd     int
+	Err    error
+	IOPoll bool // the ring is an IOPOLL ring (explains EOPNOTSUPP)
 }
 
 func (e *Error) Error() string {
-	s := "uring: " + e.Op.String()
+	name := e.Name
+	if name == "" {
+		name = e.Op.String()
+	}
+	s := "uring: " + name
 	if e.Fd >= 0 {
 		s += " fd " + strconv.Itoa(e.Fd)
 	}
-	return s + ": " + e.Errno.Error()
+	msg := "<nil>"
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	s += ": " + msg
+	if e.IOPoll && e.Errno() == unix.EOPNOTSUPP {
+		s += " (IOPOLL ring: the file is not O_DIRECT, or its block device has no poll queues)"
+	}
+	return s
 }
 
-// Unwrap returns the errno, so errors.Is(err, unix.ECANCELED) works.
-func (e *Error) Unwrap() error { return e.Errno }
+// Unwrap returns the cause, so errors.Is(err, unix.ECANCELED) works.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errno returns the CQE's errno, or 0 when the cause is not an errno.
+func (e *Error) Errno() unix.Errno {
+	if en, ok := e.Err.(unix.Errno); ok {
+		return en
+	}
+	return 0
+}
 
 // Err returns nil when the CQE succeeded, or an *Error with op and fd (-1:
 // unknown) and the errno. It allocates only on failure.
@@ -43,5 +70,5 @@ func Err(c *sys.CQE, op sys.Op, fd int) error {
 	if c.Res >= 0 {
 		return nil
 	}
-	return &Error{Op: op, Fd: fd, Errno: unix.Errno(-int64(c.Res))}
+	return &Error{Op: op, Fd: fd, Err: unix.Errno(-int64(c.Res))}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pure-uring/uring/cqe"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
@@ -14,29 +15,17 @@ import (
 // goroutine (checked only in test builds; see the package doc).
 var ErrNotLoopThread = errors.New("poll: called off the loop thread; use Do, Go or Run")
 
-// OpError is a failed operation: its opcode and the errno of its CQE.
-type OpError struct {
-	Op     sys.Op
-	Errno  unix.Errno
-	IOPoll bool // the loop's ring is an IOPOLL ring
-}
-
-func (e *OpError) Error() string {
-	msg := "poll: " + e.Op.String() + ": " + e.Errno.Error()
-	if e.IOPoll && e.Errno == unix.EOPNOTSUPP {
-		msg += " (IOPOLL ring: the file is not O_DIRECT, or its block device has no poll queues)"
-	}
-	return msg
-}
-
-func (e *OpError) Unwrap() error { return e.Errno }
+// OpError is a failed operation: its opcode and the errno of its CQE
+// (Err), with IOPoll set on an IOPOLL ring. It is the library's one
+// operation error, cqe.Error.
+type OpError = cqe.Error
 
 // resultErr turns a CQE result into nil or an *OpError.
 func resultErr(op sys.Op, res int32, iopoll bool) error {
 	if res >= 0 {
 		return nil
 	}
-	return &OpError{Op: op, Errno: unix.Errno(-res), IOPoll: iopoll}
+	return &OpError{Op: op, Fd: -1, Err: unix.Errno(-res), IOPoll: iopoll}
 }
 
 // HandlerError is the error Close returns when a Handler or a Go callback

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -66,19 +67,13 @@ func (e *Error) Errno() unix.Errno {
 }
 
 // ArgError reports an argument reg rejected before calling the kernel. It
-// unwraps to unix.EINVAL, the errno the kernel would have returned.
-type ArgError struct {
-	Func   string // e.g. "RegisterBufRing"
-	Arg    string // e.g. "Entries"
-	Reason string // e.g. "= 100 is not a power of two"
+// unwraps to unix.EINVAL, the errno the kernel would have returned. It is
+// the library's one argument error, sqe.ArgError.
+type ArgError = sqe.ArgError
+
+func argErr(fn, arg, reason string) error {
+	return &ArgError{Func: fn, Arg: arg, Reason: reason, Pkg: "reg"}
 }
-
-func (e *ArgError) Error() string { return "reg: " + e.Func + ": " + e.Arg + " " + e.Reason }
-
-// Unwrap returns unix.EINVAL.
-func (e *ArgError) Unwrap() error { return unix.EINVAL }
-
-func argErr(fn, arg, reason string) error { return &ArgError{Func: fn, Arg: arg, Reason: reason} }
 
 func itoa(v int) string    { return strconv.Itoa(v) }
 func utoa(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -26,7 +26,7 @@ func TestCancelBeforeSubmit(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	var oe *OpError
 	require.ErrorAs(t, err, &oe)
-	require.Equal(t, "read", oe.Op)
+	require.Equal(t, "read", oe.Name)
 }
 
 func TestCancelInFlight(t *testing.T) {
@@ -114,5 +114,5 @@ func TestOpErrorErrno(t *testing.T) {
 	require.ErrorIs(t, err, unix.ENOENT)
 	var oe *OpError
 	require.True(t, errors.As(err, &oe))
-	require.Equal(t, "openat", oe.Op)
+	require.Equal(t, "openat", oe.Name)
 }

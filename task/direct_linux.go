@@ -41,10 +41,10 @@ func directDone(name string, fd int, err error) (bool, error) {
 	}
 	errno, ok := err.(unix.Errno)
 	if !ok {
-		return true, &OpError{name, fd, err}
+		return true, opError(name, fd, err)
 	}
 	if errno == unix.EAGAIN || errno == unix.EINTR {
 		return false, nil
 	}
-	return true, &OpError{name, fd, errno}
+	return true, opError(name, fd, errno)
 }

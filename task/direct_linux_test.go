@@ -81,5 +81,5 @@ func sprintErr(what string, n int, err error) error {
 	if err != nil {
 		return err
 	}
-	return &OpError{what, n, unix.EIO}
+	return opError(what, n, unix.EIO)
 }

@@ -5,11 +5,10 @@ package task
 import (
 	"errors"
 	"fmt"
-	"strconv"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/sqe"
 )
 
 var (
@@ -26,23 +25,16 @@ var (
 	errStop = errors.New("task: stopped")
 )
 
-// OpError is the error of an operation the kernel failed: it names the op
-// and the fd, and unwraps to the unix.Errno (or the context's error for a
-// cancelled op).
-type OpError struct {
-	Op  string
-	Fd  int
-	Err error
-}
+// OpError is the error of an operation that failed: the task method's
+// name (Name), the fd, and the cause (Err): the unix.Errno of its CQE, or
+// the context's error for a cancelled op, ErrClosed, an unsupported
+// opcode. It is the library's one operation error, cqe.Error.
+type OpError = cqe.Error
 
-func (e *OpError) Error() string {
-	if e.Fd < 0 {
-		return "task: " + e.Op + ": " + e.Err.Error()
-	}
-	return "task: " + e.Op + " fd " + strconv.Itoa(e.Fd) + ": " + e.Err.Error()
+// opError builds the *OpError of task method name on fd.
+func opError(name string, fd int, err error) *OpError {
+	return &OpError{Name: name, Fd: fd, Err: err}
 }
-
-func (e *OpError) Unwrap() error { return e.Err }
 
 // PanicError is what a joiner gets from a task that panicked.
 type PanicError struct {
@@ -52,12 +44,12 @@ type PanicError struct {
 
 func (e *PanicError) Error() string { return fmt.Sprintf("task: panic: %v", e.Value) }
 
-// ArgError names a bad argument, rejected before an SQE is built.
-type ArgError struct {
-	Func, Arg, Reason string
+// ArgError names a bad argument, rejected before an SQE is built; it
+// unwraps to unix.EINVAL. It is the library's one argument error,
+// sqe.ArgError.
+type ArgError = sqe.ArgError
+
+// argError builds the *ArgError of task function fn.
+func argError(fn, arg, reason string) *ArgError {
+	return &ArgError{Func: fn, Arg: arg, Reason: reason, Pkg: "task"}
 }
-
-func (e *ArgError) Error() string { return "task: " + e.Func + ": " + e.Arg + " " + e.Reason }
-
-// Unwrap makes errors.Is(err, unix.EINVAL) hold.
-func (e *ArgError) Unwrap() error { return unix.EINVAL }

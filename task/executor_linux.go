@@ -134,7 +134,7 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 		o(&c)
 	}
 	if c.entries == 0 || c.entries > uring.MaxEntries {
-		return nil, &ArgError{"NewExecutor", "WithEntries", "must be between 1 and 32768"}
+		return nil, argError("NewExecutor", "WithEntries", "must be between 1 and 32768")
 	}
 	ex := &Executor{done: make(chan struct{}), closeWait: c.closeWait}
 	ex.live.lnext, ex.live.lprev = &ex.live, &ex.live

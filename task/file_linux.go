@@ -55,7 +55,7 @@ func (f *File) begin() error {
 // executor; the rest, if any, goes through the ring.
 func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, &ArgError{"File.ReadAt", "off", "is negative"}
+		return 0, argError("File.ReadAt", "off", "is negative")
 	}
 	if err := f.begin(); err != nil {
 		return 0, &os.PathError{Op: "read", Path: f.name, Err: err}
@@ -97,7 +97,7 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 // WriteAt writes all of b at off.
 func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, &ArgError{"File.WriteAt", "off", "is negative"}
+		return 0, argError("File.WriteAt", "off", "is negative")
 	}
 	if err := f.begin(); err != nil {
 		return 0, &os.PathError{Op: "write", Path: f.name, Err: err}
@@ -157,10 +157,10 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekCurrent:
 		offset += f.off
 	default:
-		return f.off, &ArgError{"File.Seek", "whence", "must be io.SeekStart or io.SeekCurrent"}
+		return f.off, argError("File.Seek", "whence", "must be io.SeekStart or io.SeekCurrent")
 	}
 	if offset < 0 {
-		return f.off, &ArgError{"File.Seek", "offset", "is negative"}
+		return f.off, argError("File.Seek", "offset", "is negative")
 	}
 	f.off = offset
 	return offset, nil

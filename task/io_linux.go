@@ -210,7 +210,7 @@ func (t *T) pathOp(fn, name string, fd int, p string) (*sys.SQE, *opSlot, error)
 func pathErr(fn, arg string, err error) error {
 	var e *sqe.ArgError
 	if errors.As(err, &e) {
-		return &ArgError{fn, arg, e.Reason}
+		return argError(fn, arg, e.Reason)
 	}
 	return err
 }
@@ -260,7 +260,7 @@ func (t *T) Close(fd int) error {
 // Statx fills st for path relative to dirfd (IORING_OP_STATX, 5.6).
 func (t *T) Statx(dirfd int, path string, flags int, mask uint32, st *unix.Statx_t) error {
 	if st == nil {
-		return &ArgError{"Statx", "st", "is nil"}
+		return argError("Statx", "st", "is nil")
 	}
 	s, sl, err := t.pathOp("Statx", "statx", dirfd, path)
 	if err != nil {
@@ -388,7 +388,7 @@ func (t *T) Poll(fd int, events uint32) (uint32, error) {
 // ends it early with the context's error.
 func (t *T) Sleep(d time.Duration) error {
 	if err := t.check(); err != nil {
-		return &OpError{"timeout", -1, err}
+		return opError("timeout", -1, err)
 	}
 	s, sl, err := t.startAlways("timeout", -1)
 	if err != nil {

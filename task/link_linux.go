@@ -80,7 +80,7 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 		return nil, nil
 	}
 	if err := t.check(); err != nil {
-		return nil, &OpError{"link", -1, err}
+		return nil, opError("link", -1, err)
 	}
 	// Check every op before the first SQE is taken: a chain goes in whole.
 	var scratch sys.SQE
@@ -94,7 +94,7 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 	}
 	ex := t.ex
 	if n > ex.ring.SQEntries() {
-		return nil, &ArgError{"Link", "len(ops)", "exceeds the SQ size"}
+		return nil, argError("Link", "len(ops)", "exceeds the SQ size")
 	}
 	res := make([]Result, n)
 	slots := make([]*opSlot, n)
@@ -106,13 +106,13 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 		sl := ex.allocSlot()
 		if sl == nil {
 			t.abandonChain(slots[:i])
-			return nil, &OpError{"link", -1, uring.ErrSQFull}
+			return nil, opError("link", -1, uring.ErrSQFull)
 		}
 		s, err := t.ringSQE(need)
 		if err != nil {
 			ex.freeSlot(sl)
 			t.abandonChain(slots[:i])
-			return nil, &OpError{"link", -1, err}
+			return nil, opError("link", -1, err)
 		}
 		o := &ops[i]
 		_ = o.build(s, &sl.ts) // checked above

@@ -232,7 +232,7 @@ func (m *multishot) next() (msEntry, error) {
 			e := m.q.pop()
 			switch {
 			case e.err != nil:
-				return e, &OpError{nm.op, m.fd, e.err}
+				return e, opError(nm.op, m.fd, e.err)
 			case e.res == -int32(unix.ENOBUFS) && m.pool != nil:
 				// The ring ran dry: this loop's buffers are all back, re-arm.
 				// Dry again with nothing received in between: the buffers
@@ -258,7 +258,7 @@ func (m *multishot) next() (msEntry, error) {
 			return msEntry{}, errEnd
 		}
 		if err := t.check(); err != nil {
-			return msEntry{}, &OpError{nm.op, m.fd, err}
+			return msEntry{}, opError(nm.op, m.fd, err)
 		}
 		if m.sl == nil {
 			if err := m.arm(); err != nil {
@@ -330,7 +330,7 @@ func iterate[V any](m *multishot, yield func(V, error) bool, val func(*msEntry) 
 
 func checkPool(fn string, pool *reg.BufPool) error {
 	if pool == nil {
-		return &ArgError{fn, "pool", "is nil"}
+		return argError(fn, "pool", "is nil")
 	}
 	return nil
 }

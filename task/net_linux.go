@@ -71,7 +71,7 @@ func htons(p uint16) uint16 {
 
 func checkAddr(fn string, ap netip.AddrPort) error {
 	if !ap.IsValid() {
-		return &ArgError{fn, "addr", "is not a valid IP address and port"}
+		return argError(fn, "addr", "is not a valid IP address and port")
 	}
 	return nil
 }

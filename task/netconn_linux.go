@@ -41,7 +41,7 @@ func (rt *Runtime) Listen(network, address string) (*Listener, error) {
 	tl, ok := nl.(*net.TCPListener)
 	if !ok {
 		nl.Close()
-		return nil, &ArgError{"Listen", "network", "must be tcp, tcp4 or tcp6"}
+		return nil, argError("Listen", "network", "must be tcp, tcp4 or tcp6")
 	}
 	f, err := tl.File() // a dup of the socket
 	addr := nl.Addr()

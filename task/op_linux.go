@@ -296,7 +296,7 @@ func (t *T) sqeNeed() uint32 {
 // slot checks that t may await and allocates the op's slot.
 func (t *T) slot(name string, fd int) (*opSlot, error) {
 	if err := t.check(); err != nil {
-		return nil, &OpError{name, fd, err}
+		return nil, opError(name, fd, err)
 	}
 	return t.ex.allocSlot(), nil
 }
@@ -306,7 +306,7 @@ func (t *T) sqeFor(sl *opSlot, name string, fd int) (*sys.SQE, error) {
 	s, err := t.ringSQE(t.sqeNeed())
 	if err != nil {
 		t.ex.freeSlot(sl)
-		return nil, &OpError{name, fd, err}
+		return nil, opError(name, fd, err)
 	}
 	return s, nil
 }
@@ -342,13 +342,13 @@ func (t *T) startSlow(name string, fd int) (*sys.SQE, *opSlot, error) {
 // executor's own waits, which run even when the context is done.
 func (t *T) startAlways(name string, fd int) (*sys.SQE, *opSlot, error) {
 	if t.ex.closing && name != "close" {
-		return nil, nil, &OpError{name, fd, ErrClosed}
+		return nil, nil, opError(name, fd, ErrClosed)
 	}
 	sl := t.ex.allocSlot()
 	s, err := t.ringSQE(1)
 	if err != nil {
 		t.ex.freeSlot(sl)
-		return nil, nil, &OpError{name, fd, err}
+		return nil, nil, opError(name, fd, err)
 	}
 	return s, sl, nil
 }
@@ -367,7 +367,7 @@ func (t *T) abandon(s *sys.SQE, sl *opSlot, fn string, err error) error {
 func argErr(fn string, err error) error {
 	var e *sqe.ArgError
 	if errors.As(err, &e) {
-		return &ArgError{fn, e.Arg, e.Reason}
+		return argError(fn, e.Arg, e.Reason)
 	}
 	return err
 }
@@ -437,14 +437,14 @@ func (t *T) opErr(name string, fd int, res int32, linked bool) error {
 	if errno == unix.ECANCELED || errno == unix.EINTR {
 		switch {
 		case t.ex.closing:
-			return &OpError{name, fd, ErrClosed}
+			return opError(name, fd, ErrClosed)
 		case t.ctx.Err() != nil:
-			return &OpError{name, fd, t.ctx.Err()}
+			return opError(name, fd, t.ctx.Err())
 		case linked && time.Now().UnixNano() >= t.deadline:
-			return &OpError{name, fd, context.DeadlineExceeded}
+			return opError(name, fd, context.DeadlineExceeded)
 		}
 	}
-	return &OpError{name, fd, errno}
+	return opError(name, fd, errno)
 }
 
 // Await submits the SQE prep fills (user_data is set afterwards) and waits
@@ -460,7 +460,7 @@ func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 	prep(s)
 	if op := s.Opcode; !feature.OpKnown(op) {
 		// abandon rewrites the whole SQE: prep's flags (a link) go too.
-		return 0, 0, t.abandon(s, sl, "await", &OpError{"await", int(s.Fd), feature.Op(op)})
+		return 0, 0, t.abandon(s, sl, "await", opError("await", int(s.Fd), feature.Op(op)))
 	}
 	return t.wait(s, sl, "await", int(s.Fd))
 }

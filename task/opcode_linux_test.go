@@ -33,7 +33,7 @@ func TestAwaitUnknownOpcodeRefused(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.ErrorIs(t, refused, uring.ErrUnsupported)
-	require.ErrorContains(t, refused, "task: await fd 5: ")
+	require.ErrorContains(t, refused, "uring: await fd 5: ")
 	require.ErrorContains(t, refused, "opcode "+uring.OpName(op))
 	require.Zero(t, busy, "no slot held")
 	require.NoError(t, next, "the next SQE is not linked to the refused one")

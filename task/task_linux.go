@@ -288,7 +288,7 @@ func (h *Handle[R]) Join(t *T) (R, error) {
 func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
 	if h.doneCh == nil {
 		var zero R
-		return zero, &ArgError{"Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)"}
+		return zero, argError("Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)")
 	}
 	if ex := h.t.ex; ex != nil && !h.Done() && !ex.closeReq.Load() && ex.onThread() {
 		var zero R
@@ -325,7 +325,7 @@ func (t *T) waitTask(u *T) error {
 // channel is closed (a helper goroutine turns that into a wake).
 func (t *T) waitRemote(done chan struct{}) error {
 	if done == nil {
-		return &ArgError{"Join", "h", "belongs to another executor and was not started with SpawnOn"}
+		return argError("Join", "h", "belongs to another executor and was not started with SpawnOn")
 	}
 	select {
 	case <-done:
@@ -523,7 +523,7 @@ func (t *T) Yield() {
 // ctx should derive from t.Context() to keep the task's own cancellation.
 func (t *T) Scope(ctx context.Context, fn func(t *T) error) error {
 	if ctx == nil {
-		return &ArgError{"Scope", "ctx", "is nil"}
+		return argError("Scope", "ctx", "is nil")
 	}
 	prev := t.ctx
 	t.setCtx(ctx)
