@@ -364,7 +364,7 @@ func TestSoakSQPollIdleGaps(t *testing.T) {
 		require.Len(t, reap(t, r, 16), 16, "gap %d: the SQ thread was not woken", g)
 	}
 
-	l, err := poll.New(poll.WithStrategy(poll.SQPoll), poll.WithSQPollIdle(10 * time.Millisecond))
+	l, err := poll.New(poll.WithStrategy(poll.SQPoll), poll.WithSQPollIdle(10*time.Millisecond))
 	if errors.Is(err, uring.ErrUnsupported) {
 		testutil.Require(t, err)
 	}
