@@ -24,9 +24,6 @@ type Ring struct {
 	waitArg sys.GeteventsArg
 	waitTs  sys.Timespec
 
-	// inlineMisses counts SubmitAndWait calls whose requests did not
-	// complete during submission (see tryInline).
-	inlineMisses uint32
 
 	// closed mirrors life.closed in the Ring itself, saving a pointer load
 	// on every SQE and CQE call.

@@ -128,29 +128,6 @@ func (r *Ring) submit(waitNr uint32) (int, error) {
 		toSubmit = 0
 	}
 	total := 0
-	if waitNr > 0 && r.tryInline() {
-		// Many requests (NOPs, cached reads, ready sockets) complete during
-		// submission: submit and flush without sleeping, through the raw
-		// syscall, and skip the blocking enter when that was enough.
-		n, err := r.enter(toSubmit, 0, flags)
-		if n > 0 {
-			total += n
-		}
-		if err != nil && !errors.Is(err, syscall.EINTR) {
-			return total, err
-		}
-		if r.CQReady() >= waitNr {
-			r.inlineMisses = 0
-			if r.flags&sys.SetupSQPoll != 0 {
-				return int(pending), nil
-			}
-			return total, nil
-		}
-		r.inlineMisses++
-		if toSubmit > 0 {
-			toSubmit = r.flushSQ()
-		}
-	}
 	for {
 		n, err := r.enter(toSubmit, waitNr, flags)
 		if n > 0 {
@@ -239,16 +216,4 @@ func (r *Ring) WaitSQSpace() error {
 		}
 	}
 	return nil
-}
-
-// tryInline decides whether SubmitAndWait first tries submitting without
-// sleeping: always while that keeps paying off, and once every 64 calls
-// after four misses in a row (a workload whose requests do not complete
-// inline pays one extra raw enter per 64 waits).
-func (r *Ring) tryInline() bool {
-	if r.inlineMisses < 4 {
-		return true
-	}
-	r.inlineMisses++
-	return r.inlineMisses%64 == 0
 }

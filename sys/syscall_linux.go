@@ -29,15 +29,13 @@ func Enter(fd int, toSubmit, minComplete uint32, flags EnterFlags) (int, error) 
 	return int(n), nil
 }
 
-// EnterSubmit calls io_uring_enter(2) with min_complete 0: it submits and,
-// with GETEVENTS, flushes completions already due (deferred task work,
-// overflow, an IOPOLL pass) but never sleeps — the kernel issues SQEs
-// without blocking (work that would block goes to io-wq) and returns from
-// the wait at once when zero completions are asked for. So the raw form,
-// without the runtime's syscall bookkeeping, is safe. With SQ_WAIT or
-// EXT_ARG it falls back to Enter.
+// EnterSubmit calls io_uring_enter(2) to submit only (min_complete 0, no
+// GETEVENTS): the kernel issues the SQEs without blocking (work that
+// would block goes to io-wq), so the raw form, without the runtime's
+// syscall bookkeeping, is safe. Any flag that may make the call wait or
+// run completion work (GETEVENTS, SQ_WAIT, EXT_ARG) goes through Enter.
 func EnterSubmit(fd int, toSubmit uint32, flags EnterFlags) (int, error) {
-	if flags&(EnterSQWait|EnterExtArg|EnterExtArgReg) != 0 {
+	if flags&(EnterGetEvents|EnterSQWait|EnterExtArg|EnterExtArgReg) != 0 {
 		return Enter(fd, toSubmit, 0, flags)
 	}
 	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), 0, uintptr(flags), 0, 0)
