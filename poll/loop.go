@@ -39,10 +39,7 @@ type Loop struct {
 	cancelAt   time.Time
 	closeStart time.Time
 	fatal      error
-	batchWait  bool // WaitBatch > 1 with IORING_FEAT_MIN_TIMEOUT: waitMin
 	plainWait  bool // Block's submit-and-wait may wait for 1 CQE without a timeout
-	waitTs     sys.Timespec
-	waitArg    sys.GeteventsArg
 
 	// Shared with other goroutines.
 	started   chan struct{} // closed once c is set (or New failed)
@@ -139,8 +136,7 @@ func (l *Loop) start() error {
 	l.c, l.ring = c, c.Ring()
 	l.st.Strategy = l.strategy.String()
 	r := l.ring
-	l.batchWait = l.cfg.WaitBatch > 1 && r.Features()&sys.FeatMinTimeout != 0 && r.Fd() >= 0 && l.strategy != Park
-	if l.cfg.WaitBatch > 1 && !l.batchWait {
+	if l.cfg.WaitBatch > 1 && (r.Features()&sys.FeatMinTimeout == 0 || l.strategy == Park) {
 		l.cfg.WaitBatch = 1 // no min-timeout: never hold a ready CQE back
 	}
 	l.plainWait = l.cfg.WaitBatch <= 1 && !l.sqpoll
@@ -345,12 +341,9 @@ func (l *Loop) waitKernel() {
 		timeout = min(timeout, recancelEvery)
 	}
 	t0 := time.Now()
-	var err error
-	if l.batchWait {
-		err = l.waitMin(timeout)
-	} else {
-		_, err = l.ring.WaitCQEsTimeout(l.cfg.WaitBatch, timeout, l.cfg.MinWait)
-	}
+	// With WaitBatch > 1 the kernel holds ready CQEs back at most MinWait
+	// (IORING_FEAT_MIN_TIMEOUT), and the Ring returns with what came.
+	_, err := l.ring.WaitCQEsTimeout(l.cfg.WaitBatch, timeout, l.cfg.MinWait)
 	l.st.BlockNanos += int64(time.Since(t0))
 	l.st.Waits++
 	l.st.Enters++
