@@ -3,6 +3,7 @@
 package fdinfo
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -36,9 +37,11 @@ func contend(t *testing.T, r *testRing) {
 		iov[i].Base = &mem[i*size]
 		iov[i].SetLen(size)
 	}
-	_, err = sys.RegisterSlice(r.fd, sys.RegisterBuffers, iov)
+	// Both calls may wait for the ring to quiesce before 6.13, and a
+	// signal of Go's own (preemption) interrupts that wait: EINTR, retry.
+	_, err = eintr(func() (int, error) { return sys.RegisterSlice(r.fd, sys.RegisterBuffers, iov) })
 	require.NoError(t, err, "the contender's registration")
-	_, err = sys.Register[byte](r.fd, sys.UnregisterBuffers, nil, 0)
+	_, err = eintr(func() (int, error) { return sys.Register[byte](r.fd, sys.UnregisterBuffers, nil, 0) })
 	require.NoError(t, err)
 	var stop atomic.Bool
 	done := make(chan struct{})
@@ -55,6 +58,16 @@ func contend(t *testing.T, r *testRing) {
 		runtime.KeepAlive(iov)
 		_ = sys.Munmap(mem)
 	})
+}
+
+// eintr calls f again while it fails with EINTR.
+func eintr(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
 }
 
 // lockedParts is what a read that lost the race for the ring's lock
