@@ -82,7 +82,7 @@ func (l *Loop) shutdownStep() bool {
 
 // closeQueue refuses new messages and fails the ones still queued.
 func (l *Loop) closeQueue() {
-	for _, m := range l.c.CloseInbox() {
+	for _, m := range l.in.Close() {
 		l.handle(m)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -17,18 +16,18 @@ import (
 
 // Core is the completion machinery of one ring that one goroutine, locked
 // to its OS thread, owns: a slot table whose tokens carry generations, the
-// reap-and-dispatch of CQEs to the slots' handlers, the inbox through
-// which other goroutines hand the owner messages of type M, and the
+// reap-and-dispatch of CQEs to the slots' handlers, the work flag that an
+// Inbox raises when another goroutine hands the owner a message, and the
 // sleep/wake protocol (a park in Go's netpoller on the ring's eventfd, a
 // wait in io_uring_enter, an idle park on a channel) with its wakeups.
 // Loop is built on it, and so is package task's Executor: a scheduler
 // that owns a Core decides when to submit, reap and sleep; the Core makes
 // each step safe.
 //
-// The owner's methods (everything but Post, Wake and Stop) must be
+// The owner's methods (everything but Wake, Stop and an Inbox's Post) must be
 // called on the owner's thread. NewCore must be called there too: the
 // ring may be SINGLE_ISSUER, DEFER_TASKRUN and registered to that thread.
-type Core[M any] struct {
+type Core struct {
 	ring   *uring.Ring
 	tid    int
 	iopoll bool
@@ -56,12 +55,6 @@ type Core[M any] struct {
 	closed     bool // closeRing ran
 	kicks      atomic.Uint64
 	wp         waitPolicy
-
-	// inbox
-	mu      sync.Mutex
-	queue   []M
-	taken   []M
-	qclosed bool
 
 	st CoreStats
 }
@@ -108,8 +101,8 @@ type CoreConfig struct {
 // its goroutine and stays the owner's. SINGLE_ISSUER, DEFER_TASKRUN,
 // SUBMIT_ALL and the registered ring fd are added only where the kernel
 // has them, so a Core starts on every kernel from 5.10 on.
-func NewCore[M any](cfg CoreConfig) (*Core[M], error) {
-	c := &Core[M]{tid: sys.Gettid(), parkCh: make(chan struct{}, 1), freeHead: noSlot}
+func NewCore(cfg CoreConfig) (*Core, error) {
+	c := &Core{tid: sys.Gettid(), parkCh: make(chan struct{}, 1), freeHead: noSlot}
 	c.wp = waitPolicy{spin: DefaultSpin, adaptive: true}
 	r, err := newCoreRing(&cfg)
 	if err != nil {
@@ -182,26 +175,26 @@ func deferTaskrunUsable(netPark bool) bool {
 }
 
 // Ring returns the Core's ring (owner thread).
-func (c *Core[M]) Ring() *uring.Ring { return c.ring }
+func (c *Core) Ring() *uring.Ring { return c.ring }
 
 // Tid returns the owner's thread id.
-func (c *Core[M]) Tid() int { return c.tid }
+func (c *Core) Tid() int { return c.tid }
 
 // OnOwner reports whether the caller runs on the owner's thread.
-func (c *Core[M]) OnOwner() bool { return sys.Gettid() == c.tid }
+func (c *Core) OnOwner() bool { return sys.Gettid() == c.tid }
 
 // IOPoll reports whether the ring is an IOPOLL ring (its completions
 // arrive only when the owner enters with GETEVENTS).
-func (c *Core[M]) IOPoll() bool { return c.iopoll }
+func (c *Core) IOPoll() bool { return c.iopoll }
 
 // SQPoll reports whether a kernel thread consumes the SQ.
-func (c *Core[M]) SQPoll() bool { return c.sqpoll }
+func (c *Core) SQPoll() bool { return c.sqpoll }
 
 // NetPark reports whether ParkNetpoll is available.
-func (c *Core[M]) NetPark() bool { return c.efd != nil }
+func (c *Core) NetPark() bool { return c.efd != nil }
 
 // Stats returns the Core's counters (owner thread).
-func (c *Core[M]) Stats() CoreStats {
+func (c *Core) Stats() CoreStats {
 	s := c.st
 	s.Kicks = c.kicks.Load()
 	return s
@@ -209,19 +202,14 @@ func (c *Core[M]) Stats() CoreStats {
 
 // Quiet reports whether no CQE is outstanding: no slot in flight and the
 // wake poll not armed. A closing owner closes the ring only when quiet.
-func (c *Core[M]) Quiet() bool { return c.inflight == 0 && !c.wake.armed }
+func (c *Core) Quiet() bool { return c.inflight == 0 && !c.wake.armed }
 
-// Close releases the ring, the eventfds and the inbox: posts fail with
-// uring.ErrClosed from now on, and the messages still queued are returned
-// for the owner to refuse. Call it on the owner's thread once Quiet (or
-// when the ring failed and its CQEs will never come).
-func (c *Core[M]) Close() ([]M, error) {
-	rest := c.CloseInbox()
-	err := c.closeRing()
-	return rest, err
-}
+// Close releases the ring and the eventfds. Call it on the owner's
+// thread once Quiet (or when the ring failed and its CQEs will never
+// come), after closing the owner's Inbox.
+func (c *Core) Close() error { return c.closeRing() }
 
-func (c *Core[M]) closeRing() error {
+func (c *Core) closeRing() error {
 	if !c.closed {
 		c.closed = true
 		runningCores.Add(-1)
@@ -243,13 +231,13 @@ func (c *Core[M]) closeRing() error {
 // per slot in flight and one for the wake poll. The cancels are submitted
 // at once (shutdown is not a hot path). It reports false when the SQ had
 // no room (call it again later).
-func (c *Core[M]) CancelAll() bool {
+func (c *Core) CancelAll() bool {
 	ok := c.cancelAll()
 	_, _ = c.ring.Submit()
 	return ok
 }
 
-func (c *Core[M]) cancelAll() bool {
+func (c *Core) cancelAll() bool {
 	if !c.cancelEach {
 		s, err := c.ring.GetSQE()
 		if err != nil {
@@ -274,7 +262,7 @@ func (c *Core[M]) cancelAll() bool {
 
 // cancelUserData queues an ASYNC_CANCEL of the request with user_data ud;
 // false when the SQ is full.
-func (c *Core[M]) cancelUserData(ud uint64) bool {
+func (c *Core) cancelUserData(ud uint64) bool {
 	s, err := c.ring.GetSQE()
 	if err != nil {
 		return false

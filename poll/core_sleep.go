@@ -24,20 +24,10 @@ const (
 // efdOne is the 8-byte counter increment a waker writes to an eventfd.
 var efdOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
 
-// Post hands the owner a message from any goroutine and wakes the owner if
-// it sleeps. uring.ErrClosed once the Core is closed.
-func (c *Core[M]) Post(m M) error {
-	if err := c.enqueue(m); err != nil {
-		return err
-	}
-	c.Wake()
-	return nil
-}
-
 // Stop asks the owner to shut down (any goroutine): HasWork turns true
 // until the owner's next Take (the owner checks Stopping after it), and a
 // sleeping owner is woken. It reports whether this call was the first.
-func (c *Core[M]) Stop() bool {
+func (c *Core) Stop() bool {
 	first := !c.stop.Swap(true)
 	c.work.Store(1)
 	c.Wake()
@@ -45,16 +35,17 @@ func (c *Core[M]) Stop() bool {
 }
 
 // Stopping reports whether Stop was called.
-func (c *Core[M]) Stopping() bool { return c.stop.Load() }
+func (c *Core) Stopping() bool { return c.stop.Load() }
 
-// HasWork reports whether posted messages (or a Stop) wait for the owner.
-func (c *Core[M]) HasWork() bool { return c.work.Load() != 0 }
+// HasWork reports whether posted messages (or a Stop) wait for the owner
+// (an Inbox's Take lowers the flag).
+func (c *Core) HasWork() bool { return c.work.Load() != 0 }
 
 // Wake wakes the owner if it sleeps, with the wakeup its sleep needs (any
 // goroutine); of several wakers only the one that swaps the state pays.
 // Every path is safe against a concurrent Close: a write to an *os.File
 // that Close closed fails instead of landing in a reused fd number.
-func (c *Core[M]) Wake() {
+func (c *Core) Wake() {
 	s := c.sleeping.Load()
 	if s == awake || !c.sleeping.CompareAndSwap(s, awake) {
 		return
@@ -77,7 +68,7 @@ func (c *Core[M]) Wake() {
 // enough (a plain MOV on amd64): a waker that still reads the sleep only
 // sends a spare wakeup; going to sleep is what needs the full barrier
 // (the sleep's store before the load of the work flag).
-func (c *Core[M]) EndSleep() { c.sleeping.StoreRelease(awake) }
+func (c *Core) EndSleep() { c.sleeping.StoreRelease(awake) }
 
 // BeginKernelSleep prepares a sleep in io_uring_enter: false means "do
 // not sleep" (posted work waits, or the wake poll cannot be armed because
@@ -86,7 +77,7 @@ func (c *Core[M]) EndSleep() { c.sleeping.StoreRelease(awake) }
 // between completes the wake eventfd's poll, whose CQE ends the wait.
 // After Stop the poll is not re-armed: a stopping owner sleeps only with
 // a timeout, for the CQEs of what it cancelled.
-func (c *Core[M]) BeginKernelSleep() bool {
+func (c *Core) BeginKernelSleep() bool {
 	if c.wake.f == nil {
 		return false // nothing could end the sleep (IOPOLL, or not asked for)
 	}
@@ -106,7 +97,7 @@ func (c *Core[M]) BeginKernelSleep() bool {
 
 // ParkIdle parks the owner's goroutine until Post, Stop or Wake (use it
 // with nothing in flight: completions do not end it).
-func (c *Core[M]) ParkIdle() {
+func (c *Core) ParkIdle() {
 	c.sleeping.Store(sleepChan)
 	if c.work.Load() != 0 {
 		c.EndSleep()
@@ -120,7 +111,7 @@ func (c *Core[M]) ParkIdle() {
 // startNetPark creates the eventfd, registers it with the ring and keeps
 // its notifications off (IORING_CQ_EVENTFD_DISABLED) until the owner
 // parks.
-func (c *Core[M]) startNetPark() error {
+func (c *Core) startNetPark() error {
 	f, fd, err := sys.Eventfd("poll-core-eventfd")
 	if err != nil {
 		return err
@@ -154,7 +145,7 @@ func (c *Core[M]) startNetPark() error {
 //
 // Kernels whose eventfd stops signalling deferred work (6.12: see
 // eventfdSignalsDeferredWork) never get DEFER_TASKRUN on a NetPark Core.
-func (c *Core[M]) ParkNetpoll(timeout time.Duration) error {
+func (c *Core) ParkNetpoll(timeout time.Duration) error {
 	c.sleeping.Store(sleepEfd)
 	if c.work.Load() != 0 {
 		c.EndSleep()
@@ -202,4 +193,4 @@ const (
 
 // SleepState returns what the owner is doing now (any goroutine; for
 // tests and observers: it may change at once).
-func (c *Core[M]) SleepState() SleepState { return SleepState(c.sleeping.Load()) }
+func (c *Core) SleepState() SleepState { return SleepState(c.sleeping.Load()) }

@@ -48,14 +48,14 @@ type waitPolicy struct {
 // SetSpin sets how long Wait checks the ring before it sleeps, and
 // whether it adapts to the recent waits (owner thread). The default is
 // DefaultSpin, adaptive.
-func (c *Core[M]) SetSpin(d time.Duration, adaptive bool) {
+func (c *Core) SetSpin(d time.Duration, adaptive bool) {
 	c.wp.spin, c.wp.adaptive = max(d, 0), adaptive
 }
 
 // SetWaitHint primes the average wait for completions (owner thread): an
 // owner that knows its completions come fast (fast storage) starts with
 // the short adaptive spin and kernel waits instead of learning it.
-func (c *Core[M]) SetWaitHint(avg time.Duration) { c.wp.avg = max(avg, 0) }
+func (c *Core) SetWaitHint(avg time.Duration) { c.wp.avg = max(avg, 0) }
 
 // Wait waits for a completion or a posted message, with nothing runnable
 // and the SQ submitted (owner thread): it spins (adaptively), then waits
@@ -64,7 +64,7 @@ func (c *Core[M]) SetWaitHint(avg time.Duration) { c.wp.avg = max(avg, 0) }
 // parkNow skips the spin and the kernel wait: the owner just made
 // goroutines runnable, which need the P it would hold. The caller reaps
 // afterwards.
-func (c *Core[M]) Wait(parkNow bool) {
+func (c *Core) Wait(parkNow bool) {
 	start := time.Now()
 	if !parkNow && c.spinWait(c.spinFor()) {
 		c.noteWait(time.Since(start))
@@ -88,7 +88,7 @@ func (c *Core[M]) Wait(parkNow bool) {
 // whether there is something to reap or a message to take. It never
 // spins where deferred completions wait without showing in the SQ flags
 // (DEFER_TASKRUN without TASKRUN_FLAG).
-func (c *Core[M]) spinWait(d time.Duration) bool {
+func (c *Core) spinWait(d time.Duration) bool {
 	if d <= 0 || !c.canFlag {
 		return false
 	}
@@ -110,7 +110,7 @@ func (c *Core[M]) spinWait(d time.Duration) bool {
 }
 
 // spinFor is how long Wait checks the ring before it sleeps.
-func (c *Core[M]) spinFor() time.Duration {
+func (c *Core) spinFor() time.Duration {
 	p := &c.wp
 	if !p.adaptive || p.avg <= 0 || 2*p.avg > maxAdaptiveSpin || !spareP() {
 		return p.spin
@@ -120,14 +120,14 @@ func (c *Core[M]) spinFor() time.Duration {
 
 // waitInKernel reports whether Wait waits for the operations in flight in
 // io_uring_enter rather than parking on the eventfd.
-func (c *Core[M]) waitInKernel() bool {
+func (c *Core) waitInKernel() bool {
 	p := &c.wp
 	return p.adaptive && c.inflight > 0 && p.avg < maxKernelWait && spareP()
 }
 
 // noteWait feeds the length of a wait with operations in flight into the
 // average (an exponential one, weight 1/8).
-func (c *Core[M]) noteWait(d time.Duration) {
+func (c *Core) noteWait(d time.Duration) {
 	if c.inflight == 0 {
 		return // nothing in flight: waiting for work, not for the kernel
 	}

@@ -17,7 +17,7 @@ import (
 func TestAdaptiveSpin(t *testing.T) {
 	// Spare Ps for the test's own decision, whatever GOMAXPROCS it runs at.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(int(runningCores.Load()) + 2))
-	c := &Core[struct{}]{inflight: 1}
+	c := &Core{inflight: 1}
 	c.SetSpin(DefaultSpin, true)
 	require.Equal(t, DefaultSpin, c.spinFor(), "no history yet")
 	for range 64 {

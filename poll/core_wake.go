@@ -53,7 +53,7 @@ func (w *wakeFd) close() {
 // armWake queues the poll of the wake eventfd (IORING_OP_POLL_ADD, one
 // shot: every kernel has it) and submits it; false when the SQ is full or
 // the owner is stopping (the poll would keep the ring from going quiet).
-func (c *Core[M]) armWake() bool {
+func (c *Core) armWake() bool {
 	if c.wake.f == nil || c.wake.armed || c.stop.Load() {
 		return c.wake.armed
 	}

@@ -21,7 +21,8 @@ const einval = syscall.EINVAL
 // (handlers and Run).
 type Loop struct {
 	cfg      config
-	c        *Core[msg]
+	c        *Core
+	in       Inbox[msg]
 	ring     *uring.Ring
 	tid      int
 	iopoll   bool
@@ -126,7 +127,7 @@ func (l *Loop) setFatal(err error) {
 func (l *Loop) start() error {
 	l.tid = sys.Gettid()
 	l.owner.Store(int64(l.tid))
-	c, err := NewCore[msg](l.cfg.coreConfig())
+	c, err := NewCore(l.cfg.coreConfig())
 	if err != nil {
 		if l.cfg.Strategy == HybridIOPoll && errors.Is(err, syscall.EINVAL) {
 			return errors.Join(uring.ErrUnsupported, err)
@@ -134,6 +135,7 @@ func (l *Loop) start() error {
 		return err
 	}
 	l.c, l.ring = c, c.Ring()
+	l.in.Bind(c)
 	l.st.Strategy = l.strategy.String()
 	r := l.ring
 	if l.cfg.WaitBatch > 1 && (r.Features()&sys.FeatMinTimeout == 0 || l.strategy == Park) {

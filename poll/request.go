@@ -184,12 +184,12 @@ func (l *Loop) Run(fn func()) error {
 func (l *Loop) onLoop() bool { return int64(sys.Gettid()) == l.owner.Load() }
 
 // enqueue hands m to the loop and wakes it if it sleeps.
-func (l *Loop) enqueue(m msg) error { return l.c.Post(m) }
+func (l *Loop) enqueue(m msg) error { return l.in.Post(m) }
 
 // takeWork moves posted messages onto the ring (loop thread). Messages
 // that find the SQ full wait in the backlog for the next round.
 func (l *Loop) takeWork() {
-	if msgs := l.c.Take(); len(msgs) > 0 {
+	if msgs := l.in.Take(); len(msgs) > 0 {
 		l.backlog = append(l.backlog, msgs...)
 		clear(msgs)
 	}

@@ -46,8 +46,9 @@ const (
 type slot struct {
 	op   Op
 	h    Handler
-	gen  uint32 // odd while the slot is in flight, even while free
-	next uint32 // next free slot (free slots only)
+	kept Handler // the owner's record for this slot (AcquireKept), kept across uses
+	gen  uint32  // odd while the slot is in flight, even while free
+	next uint32  // next free slot (free slots only)
 }
 
 // noSlot ends the free list.
@@ -58,7 +59,7 @@ func token(idx, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(idx)) 
 // take pops a free slot (the table grows, the only allocation, amortised,
 // when every slot is in use) and marks it in flight: its generation turns
 // odd, so a token is never 0 and a free slot matches no token.
-func (c *Core[M]) take() (uint32, *slot) {
+func (c *Core) take() (uint32, *slot) {
 	idx := c.freeHead
 	if idx == noSlot {
 		c.grow()
@@ -73,22 +74,40 @@ func (c *Core[M]) take() (uint32, *slot) {
 
 // Acquire takes a slot for h and returns its token: the user_data of the
 // SQE whose CQEs h is to get (owner thread).
-func (c *Core[M]) Acquire(h Handler) Token {
+func (c *Core) Acquire(h Handler) Token {
 	idx, s := c.take()
 	s.h = h
 	return token(idx, s.gen)
 }
 
 // AcquireOp is Acquire for an Op, without converting it to a Handler.
-func (c *Core[M]) AcquireOp(op Op) Token {
+func (c *Core) AcquireOp(op Op) Token {
 	idx, s := c.take()
 	s.op = op
 	return token(idx, s.gen)
 }
 
+// AcquireKept takes a slot and returns its token and the handler kept on
+// it by Keep (nil the first time): an owner that keeps one record per
+// slot (task's op records) reuses them with the slots and needs no free
+// list of its own. The kept handler gets the slot's CQEs.
+func (c *Core) AcquireKept() (Token, Handler) {
+	idx, s := c.take()
+	s.h = s.kept
+	return token(idx, s.gen), s.kept
+}
+
+// Keep attaches h to the slot of t (in flight) for good: it gets the
+// slot's CQEs now, and AcquireKept returns it with the slot from now on.
+func (c *Core) Keep(t Token, h Handler) {
+	if s := c.lookup(t); s != nil {
+		s.kept, s.h = h, h
+	}
+}
+
 // Release frees the slot of t without a CQE: for a token whose SQE never
 // reached the kernel (owner thread). A token no longer in flight is ignored.
-func (c *Core[M]) Release(t Token) {
+func (c *Core) Release(t Token) {
 	if s := c.lookup(t); s != nil {
 		c.release(uint32(t), s)
 	}
@@ -96,7 +115,7 @@ func (c *Core[M]) Release(t Token) {
 
 // release frees slot idx: its generation turns even, so a late CQE
 // carrying the old token is recognised as stale.
-func (c *Core[M]) release(idx uint32, s *slot) {
+func (c *Core) release(idx uint32, s *slot) {
 	s.op, s.h = nil, nil
 	s.gen = (s.gen + 1) & genMask
 	s.next = c.freeHead
@@ -104,7 +123,7 @@ func (c *Core[M]) release(idx uint32, s *slot) {
 	c.inflight--
 }
 
-func (c *Core[M]) grow() {
+func (c *Core) grow() {
 	old := len(c.slots)
 	n := max(old*2, 16)
 	slots := make([]slot, n)
@@ -117,17 +136,17 @@ func (c *Core[M]) grow() {
 }
 
 // InFlight returns how many operations hold a slot (owner thread).
-func (c *Core[M]) InFlight() int { return c.inflight }
+func (c *Core) InFlight() int { return c.inflight }
 
 // Slots returns the slot table's size (owner thread).
-func (c *Core[M]) Slots() int { return len(c.slots) }
+func (c *Core) Slots() int { return len(c.slots) }
 
 // InFlightToken reports whether t names an operation still in flight.
-func (c *Core[M]) InFlightToken(t Token) bool { return c.lookup(t) != nil }
+func (c *Core) InFlightToken(t Token) bool { return c.lookup(t) != nil }
 
 // lookup returns the slot a token names while that operation is in
 // flight, or nil (stale or internal).
-func (c *Core[M]) lookup(t Token) *slot {
+func (c *Core) lookup(t Token) *slot {
 	u := uint64(t)
 	idx := uint32(u)
 	if u&internalBit != 0 || idx >= uint32(len(c.slots)) {
@@ -143,7 +162,7 @@ func (c *Core[M]) lookup(t Token) *slot {
 // HasCQEs reports whether a reap would find CQEs or has to enter to flush
 // them: the CQ is not empty, or the kernel flags CQ overflow or deferred
 // completion work (owner thread).
-func (c *Core[M]) HasCQEs() bool {
+func (c *Core) HasCQEs() bool {
 	if c.ring.CQReady() != 0 {
 		return true
 	}
@@ -155,7 +174,7 @@ func (c *Core[M]) HasCQEs() bool {
 // the CQ empty it enters to flush only when the kernel flags CQ overflow
 // or deferred task work (on IOPOLL rings, only overflow). It returns how
 // many CQEs it took (owner thread).
-func (c *Core[M]) Reap() int {
+func (c *Core) Reap() int {
 	if !c.HasCQEs() {
 		return 0
 	}
@@ -178,7 +197,7 @@ func (c *Core[M]) Reap() int {
 // dispatch delivers each CQE to its handler, or counts it as stale, or
 // handles the Core's own. A handler may start operations, which may grow
 // the slot table: c.slots is read afresh for every CQE.
-func (c *Core[M]) dispatch(cqes []sys.CQE) {
+func (c *Core) dispatch(cqes []sys.CQE) {
 	for i := range cqes {
 		cq := &cqes[i]
 		u := cq.UserData
@@ -206,7 +225,7 @@ func (c *Core[M]) dispatch(cqes []sys.CQE) {
 }
 
 // other handles a CQE that names no slot: the Core's own, or stale.
-func (c *Core[M]) other(cq *sys.CQE) {
+func (c *Core) other(cq *sys.CQE) {
 	if cq.UserData&internalBit == 0 {
 		c.st.Stale++
 		return

@@ -73,8 +73,9 @@ const maxDepth = 4
 // poll.Core: the Core keeps the slots, reaps and dispatches, holds the
 // inbox and runs the sleep/wake protocol; the Executor schedules.
 type Executor struct {
-	core *poll.Core[remoteMsg]
-	ring *uring.Ring
+	core  *poll.Core
+	inbox poll.Inbox[remoteMsg]
+	ring  *uring.Ring
 
 	readyq       fifo[*T]
 	newq         fifo[newEntry] // tasks to start, in order
@@ -86,8 +87,7 @@ type Executor struct {
 	readyOnStack int // woken tasks that are on the resume stack
 	ticks        uint32
 
-	slots []*opSlot // every op record made; the Core holds their tokens
-	free  []uint32  // indices of records not in use
+	slots []*opSlot // every op record made (each kept on its Core slot)
 	busy  int       // records in use (ops with CQEs outstanding)
 
 	live  T // sentinel of the list of unfinished tasks
@@ -166,12 +166,13 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	// Never unlocked: the thread ends with this goroutine, so nothing else
 	// ever runs on the thread that owns the SINGLE_ISSUER ring.
 	runtime.LockOSThread()
-	core, err := poll.NewCore[remoteMsg](c.coreConfig())
+	core, err := poll.NewCore(c.coreConfig())
 	if err != nil {
 		started <- err
 		return
 	}
 	ex.core, ex.ring = core, core.Ring()
+	ex.inbox.Bind(core)
 	core.SetSpin(c.spin, !c.fixedSpin && core.NetPark())
 	ex.trimEvery = trimEvery
 	started <- nil
@@ -502,7 +503,8 @@ func (ex *Executor) shutdown() {
 		limboMu.Unlock()
 		errs = append(errs, fmt.Errorf("task: Close: %d operations did not complete; their memory stays referenced for the kernel", ex.busy))
 	}
-	msgs, err := ex.core.Close()
+	msgs := ex.inbox.Close()
+	err := ex.core.Close()
 	for i := range msgs {
 		msgs[i].refuse()
 	}

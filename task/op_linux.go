@@ -34,8 +34,7 @@ const (
 // pinned) until its last CQE.
 type opSlot struct {
 	ex    *Executor
-	tok   poll.Token // its Core slot while in use
-	idx   uint32     // in ex.slots
+	tok   poll.Token // its Core slot's token while in use
 	inUse bool
 	kind  uint8
 
@@ -75,26 +74,33 @@ type multishotSink interface {
 
 func (sl *opSlot) ud() uint64 { return uint64(sl.tok) }
 
-// allocSlot takes an op record and a Core slot for it.
+// allocSlot takes a Core slot and the op record kept on it (made and
+// kept there the first time the slot is used): the Core's free list is the
+// only one.
 func (ex *Executor) allocSlot() *opSlot {
-	var sl *opSlot
-	if n := len(ex.free); n > 0 {
-		sl = ex.slots[ex.free[n-1]]
-		ex.free = ex.free[:n-1]
-	} else {
-		sl = &opSlot{ex: ex, idx: uint32(len(ex.slots))}
+	tok, h := ex.core.AcquireKept()
+	sl, _ := h.(*opSlot)
+	if sl == nil {
+		sl = &opSlot{ex: ex}
+		ex.core.Keep(tok, sl)
 		ex.slots = append(ex.slots, sl)
 	}
+	sl.tok = tok
 	sl.inUse = true
-	sl.tok = ex.core.Acquire(sl)
 	ex.busy++
 	return sl
 }
 
-// freeSlot returns an op record to the pool; its Core slot is released
-// too when no CQE released it (an SQE that never reached the kernel).
+// freeSlot returns the slot of an op whose SQE never reached the kernel
+// (it was refused, or turned into an ignored NOP).
 func (ex *Executor) freeSlot(sl *opSlot) {
 	ex.core.Release(sl.tok)
+	ex.recycleSlot(sl)
+}
+
+// recycleSlot clears an op record whose last CQE came (the Core released
+// its slot before handing it the CQE).
+func (ex *Executor) recycleSlot(sl *opSlot) {
 	if sl.pinned {
 		sl.pin.Unpin()
 		sl.pinned = false
@@ -111,7 +117,6 @@ func (ex *Executor) freeSlot(sl *opSlot) {
 	sl.kind, sl.cancelled, sl.linkedTO, sl.zcHave = 0, false, false, false
 	sl.inUse = false
 	ex.busy--
-	ex.free = append(ex.free, sl.idx)
 }
 
 // pinBytes pins the memory behind b until the slot is freed.
@@ -170,7 +175,7 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 	}
 	t, out := sl.t, sl.out
 	if r := sl.req; r != nil {
-		ex.freeSlot(sl)
+		ex.recycleSlot(sl)
 		ex.signalled = true
 		r.complete(res)
 		return
@@ -186,7 +191,7 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 			x.peer = getSockaddr(rawSockaddrBytes(&sl.sa, &b), sl.salen)
 		}
 	}
-	ex.freeSlot(sl)
+	ex.recycleSlot(sl)
 	if out != nil {
 		*out = Result{Res: res, Flags: flags}
 	}

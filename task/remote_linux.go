@@ -40,7 +40,7 @@ func (m *remoteMsg) refuse() {
 // post hands m to the executor from any goroutine (or another executor)
 // and wakes it if it sleeps; a stopped executor refuses it.
 func (ex *Executor) post(m remoteMsg) {
-	if ex.core.Post(m) != nil {
+	if ex.inbox.Post(m) != nil {
 		m.refuse()
 	}
 }
@@ -53,7 +53,7 @@ func (ex *Executor) onThread() bool { return ex.core.Tid() == sys.Gettid() }
 
 // drain takes the messages other goroutines posted.
 func (ex *Executor) drain() {
-	msgs := ex.core.Take()
+	msgs := ex.inbox.Take()
 	for i := range msgs {
 		m := &msgs[i]
 		switch m.kind {
