@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,7 +197,8 @@ func cancelRacingMultishotBuffers(t *testing.T, mech reg.PoolMechanism) {
 	closeAtEnd(t, "Executor", ex.Close)
 	pr, pw := rawPipe(t, unix.O_NONBLOCK)
 	var outcomes [2]int // loops ended by the cancel, by a break
-	_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
+	var progress atomic.Int64
+	_, err = runTaskWatched(t, ex, &progress, func(tk *task.T) (struct{}, error) {
 		pool, err := reg.NewBufPool(tk.Executor().Ring(), reg.PoolConfig{Group: 9, Count: 4, Size: 16, Mechanism: mech})
 		if err != nil {
 			return struct{}{}, err
@@ -205,6 +207,7 @@ func cancelRacingMultishotBuffers(t *testing.T, mech reg.PoolMechanism) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		var seen, left []byte
 		for i := 0; i < rounds; i++ {
+			progress.Add(1)
 			seen, left = seen[:0], left[:0]
 			writes := 1 + rng.IntN(4)
 			stopAfter := rng.IntN(writes + 1) // writes before the cancel

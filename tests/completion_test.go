@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -325,10 +326,12 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 			toQueue = uds
 		}
 		var count int
-		_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
+		var progress atomic.Int64
+		_, err = runTaskWatched(t, ex, &progress, func(tk *task.T) (struct{}, error) {
 			const width = 16
 			hs := make([]*task.Handle[int], 0, width)
 			for i := 0; i < total; i++ {
+				progress.Add(1)
 				hs = append(hs, task.Spawn(tk, func(tk *task.T) (int, error) {
 					b := make([]byte, lengthOf(i))
 					res, _, err := tk.Await(func(s *sys.SQE) { _ = sqe.Read(s, fileFd, b, 0) })

@@ -243,7 +243,7 @@ func (c *cancelRace) round(i int) (m [4]sys.CQE) {
 // without KVM) must not reach them.
 const (
 	opBound    = 10 * time.Second // one operation, one Close
-	phaseBound = 3 * time.Minute  // a whole stress loop
+	stallBound = 30 * time.Second // a stress loop without progress
 )
 
 // waitFor runs fn on a goroutine and waits at most d for it to return,
@@ -298,5 +298,37 @@ func inKernel(t testing.TB, ex *task.Executor, started *atomic.Bool) {
 		}
 		require.True(t, time.Now().Before(deadline), "the task's op never reached the kernel")
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// runTaskWatched runs fn as a task on ex (with context.Background) and
+// waits for it as long as progress, a counter the task advances, moves: a
+// stress loop that stops making progress for stallBound fails the test,
+// naming where it stopped, however slow the machine is.
+func runTaskWatched[R any](t testing.TB, ex *task.Executor, progress *atomic.Int64, fn func(*task.T) (R, error)) (R, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := task.SpawnOn(context.Background(), ex, fn)
+	type result struct {
+		v   R
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { v, err := h.Wait(ctx); done <- result{v, err} }()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	last, at := progress.Load(), time.Now()
+	for {
+		select {
+		case r := <-done:
+			return r.v, r.err
+		case <-tick.C:
+			if p := progress.Load(); p != last {
+				last, at = p, time.Now()
+			} else if time.Since(at) > stallBound {
+				t.Fatalf("the task made no progress for %v (stuck at %d)", stallBound, p)
+			}
+		}
 	}
 }

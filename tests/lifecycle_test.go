@@ -569,11 +569,13 @@ func TestCancelRacingCompletion(t *testing.T) {
 		pr, pw := rawPipe(t, 0)
 		taskRounds := rounds / 5
 		var outcomes [2]int
-		_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
+		var progress atomic.Int64
+		_, err = runTaskWatched(t, ex, &progress, func(tk *task.T) (struct{}, error) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			buf := make([]byte, 1)
 			wb := make([]byte, 1)
 			for i := 0; i < taskRounds; i++ {
+				progress.Add(1)
 				wb[0] = byte(i)
 				ctx, cancel := context.WithCancel(tk.Context())
 				h := task.SpawnContext(ctx, tk, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })

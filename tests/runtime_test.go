@@ -81,7 +81,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 			c.Close()
 		}
 		// Connections queued behind cancelled accepts: take them off.
-		_, err = runTask(t, ex, phaseBound, func(tk *task.T) (int, error) {
+		_, err = runTask(t, ex, opBound, func(tk *task.T) (int, error) {
 			if err := unix.SetNonblock(lfd, true); err != nil {
 				return 0, err
 			}
@@ -248,7 +248,8 @@ func TestSoakGCStressClobberfree(t *testing.T) {
 	}
 	var verified, collected atomic.Int64
 	t0 := time.Now()
-	_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
+	var progress atomic.Int64 // messages written
+	_, err = runTaskWatched(t, ex, &progress, func(tk *task.T) (struct{}, error) {
 		hs := make([]*task.Handle[struct{}], lanes)
 		for lane := range hs {
 			hs[lane] = task.Spawn(tk, func(tk *task.T) (struct{}, error) {
@@ -283,6 +284,7 @@ func TestSoakGCStressClobberfree(t *testing.T) {
 			if n, err := tk.Write(pipes[i%lanes][1], msg, task.CurrentPos); err != nil || n != size {
 				return struct{}{}, fmt.Errorf("write %d: %d %w", i, n, err)
 			}
+			progress.Add(1)
 			if i%lanes == lanes-1 {
 				tk.Yield()
 			}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,7 +144,8 @@ func TestSoakTaskPipePingPong(t *testing.T) {
 	closeAtEnd(t, "Executor", ex.Close)
 	finished := 0
 	t0 := time.Now()
-	_, err = runTask(t, ex, phaseBound, func(tk *task.T) (struct{}, error) {
+	var progress atomic.Int64 // tasks joined
+	_, err = runTaskWatched(t, ex, &progress, func(tk *task.T) (struct{}, error) {
 		for wave := 0; finished < tasks; wave++ {
 			hs := make([]*task.Handle[int], 0, 2*pairs)
 			for p := 0; p < pairs && finished+len(hs) < tasks; p++ {
@@ -183,6 +185,7 @@ func TestSoakTaskPipePingPong(t *testing.T) {
 					return struct{}{}, fmt.Errorf("task did %d rounds", n)
 				}
 				finished++
+				progress.Add(1)
 			}
 		}
 		return struct{}{}, nil
