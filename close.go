@@ -209,26 +209,42 @@ func (r *Ring) wakeWaiters() {
 // *UnsupportedError (errors.Is ErrUnsupported) on kernels without the
 // ring-less form and for a WithRegisteredFdOnly ring, which has no fd to
 // name: wake such rings another way. Any goroutine may call it.
-func (r *Ring) PostWake(userData uint64) error {
+func (r *Ring) PostWake(userData uint64) error { return r.PostCQE(userData, 0, 0, 0) }
+
+// PostCQE is PostWake with the CQE's res, and with msgFlags
+// sys.MsgRingFlagsPass its flags cqeFlags: the guarded form of
+// reg.SendMsgRing. Every CQE the library posts into a ring from outside
+// goes through here.
+func (r *Ring) PostCQE(userData uint64, res int32, msgFlags, cqeFlags uint32) error {
+	if msgFlags&^sys.MsgRingFlagsPass != 0 {
+		return &OptionError{Option: "PostCQE", Reason: "msgFlags has bits other than MsgRingFlagsPass"}
+	}
 	if !r.life.acquire() {
 		return ErrClosed
 	}
-	err := r.postWakes(userData, 1)
+	msg := sys.SQE{Opcode: sys.OpMsgRing, Addr: sys.MsgData, Off: userData, Len: uint32(res), OpFlags: msgFlags, FileIndex: cqeFlags}
+	err := r.postCQEs(&msg, 1)
 	r.life.releaseRef()
 	return err
 }
 
-// postWakes is the one ring-less wake of r: n CQEs tagged ud. The caller
-// holds a reference.
+// postWakes posts n wake CQEs tagged ud. The caller holds a reference.
 func (r *Ring) postWakes(ud uint64, n uint32) error {
+	msg := sys.SQE{Opcode: sys.OpMsgRing, Addr: sys.MsgData, Off: ud}
+	return r.postCQEs(&msg, n)
+}
+
+// postCQEs is the one ring-less post into r: n times the MSG_RING msg
+// (its Fd set here). The caller holds a reference.
+func (r *Ring) postCQEs(msg *sys.SQE, n uint32) error {
 	fd := r.life.fd
 	if fd < 0 {
 		return feature.Unsupported("a ring-less wake of a WithRegisteredFdOnly ring", "",
 			"the ring has no fd for IORING_REGISTER_SEND_MSG_RING to name", nil)
 	}
-	msg := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(fd), Addr: sys.MsgData, Off: ud}
+	msg.Fd = int32(fd)
 	for i := uint32(0); i < n; i++ {
-		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, &msg, 1); err != nil {
+		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, msg, 1); err != nil {
 			// Before 6.13 fd -1 is a bad fd, or the opcode an unknown one
 			// (EBADF or EINVAL, by kernel): the probe tells.
 			if ue := feature.AsUnsupported(feature.RegisterOp(sys.RegisterSendMsgRing)); ue != nil {

@@ -24,7 +24,6 @@ type Ring struct {
 	waitArg sys.GeteventsArg
 	waitTs  sys.Timespec
 
-
 	// closed mirrors life.closed in the Ring itself, saving a pointer load
 	// on every SQE and CQE call.
 	closed atomic.Bool

@@ -2,13 +2,32 @@
 
 package reg
 
-import "github.com/pure-uring/uring/sys"
+import (
+	"errors"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sys"
+)
 
 // SendMsgRing posts a CQE with user_data = userData and res = res to the
 // ring to, without a source ring (IORING_REGISTER_SEND_MSG_RING with fd -1,
-// Linux 6.13): any thread can wake a ring's owner this way. flags are
-// sys.MsgRingFlagsPass (then cqeFlags become the CQE's flags) or 0.
+// Linux 6.13; liburing's io_uring_register_sync_msg): any thread can wake a
+// ring's owner this way. flags are sys.MsgRingFlagsPass (then cqeFlags
+// become the CQE's flags) or 0. A *uring.Ring target goes through its
+// PostCQE, which keeps the ring's fd from being closed and reused under
+// the call; a bare fd target is the caller's to keep open.
 func SendMsgRing(to Target, userData uint64, res int32, flags uint32, cqeFlags uint32) error {
+	if r, ok := to.(*uring.Ring); ok {
+		if flags&^sys.MsgRingFlagsPass != 0 {
+			return argErr("SendMsgRing", "flags", "has bits other than MsgRingFlagsPass: "+hex(uint64(flags)))
+		}
+		err := r.PostCQE(userData, res, flags, cqeFlags)
+		var ue *uring.UnsupportedError
+		if err == nil || errors.As(err, &ue) || errors.Is(err, uring.ErrClosed) {
+			return err
+		}
+		return wrap(sys.RegisterSendMsgRing, err)
+	}
 	fd := ringFd(to)
 	if fd < 0 {
 		return argErr("SendMsgRing", "to", "has no ring fd (a registered-only ring cannot be a target)")
