@@ -77,8 +77,7 @@ func TestSupportsAnswersByRelease(t *testing.T) {
 		requireAnswer(t, err, "", c.Since())
 		if ok, _ := uring.KernelAtLeast(c.Since()); ok {
 			require.NoError(t, err, "%v: kernel %s is at least %s", c, uring.KernelRelease(), c.Since())
-		} else {
-			require.Error(t, err, "%v: kernel %s is older than %s", c, uring.KernelRelease(), c.Since())
+		} else if err != nil { // an older kernel may have it backported (Debian's 5.10 has 5.15's io_uring)
 			require.Equal(t, c.Since(), asUnsupported(t, err).MinimumVersion, "%v", c)
 		}
 	}
