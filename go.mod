@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/cilium/ebpf v0.21.0
 	github.com/stretchr/testify v1.11.1
+	golang.org/x/net v0.46.0
 	golang.org/x/sys v0.40.0
 )
 

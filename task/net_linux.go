@@ -107,7 +107,7 @@ func (t *T) Connect(fd int, addr netip.AddrPort) error {
 		sl.sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Port: htons(addr.Port()), Addr: a.As4()}
 		err = sqe.Connect(s, fd, &sl.sa4)
 	} else {
-		sl.sa6 = unix.RawSockaddrInet6{Family: unix.AF_INET6, Port: htons(addr.Port()), Addr: a.As16()}
+		sl.sa6 = unix.RawSockaddrInet6{Family: unix.AF_INET6, Port: htons(addr.Port()), Addr: a.As16(), Scope_id: zoneIndex(a.Zone())}
 		err = sqe.Connect(s, fd, &sl.sa6)
 	}
 	if err != nil {

@@ -3,10 +3,8 @@
 package task
 
 import (
-	"context"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -19,134 +17,57 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
-// Listener is a net.Listener whose Accept runs on the runtime; net/http
-// serves on it unchanged.
-type Listener struct {
-	rt     *Runtime
-	file   *os.File // owns the listening fd
-	fd     int
-	addr   net.Addr
-	ctx    context.Context
-	cancel context.CancelFunc
-	once   sync.Once
-}
-
-// Listen listens on a TCP address (net.Listen makes the socket; every
-// accept, read and write then goes through io_uring).
-func (rt *Runtime) Listen(network, address string) (*Listener, error) {
-	nl, err := net.Listen(network, address)
-	if err != nil {
-		return nil, err
-	}
-	tl, ok := nl.(*net.TCPListener)
-	if !ok {
-		nl.Close()
-		return nil, argError("Listen", "network", "must be tcp, tcp4 or tcp6")
-	}
-	f, err := tl.File() // a dup of the socket
-	addr := nl.Addr()
-	nl.Close()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Listener{rt: rt, file: f, fd: int(f.Fd()), addr: addr, ctx: ctx, cancel: cancel}, nil
-}
-
-// Accept waits for a connection; Close unblocks it with net.ErrClosed.
-func (l *Listener) Accept() (net.Conn, error) {
-	ex := l.rt.Pick()
-	type acc struct {
-		fd   int
-		peer netip.AddrPort
-	}
-	a, err := call(l.ctx, ex, func(t *T) (acc, error) {
-		fd, peer, err := t.Accept(l.fd, 0)
-		return acc{fd, peer}, err
-	})
-	if err != nil {
-		if l.ctx.Err() != nil {
-			err = net.ErrClosed
-		}
-		return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: err}
-	}
-	return newConn(ex, a.fd, l.addr, net.TCPAddrFromAddrPort(a.peer)), nil
-}
-
-// Close stops accepting.
-func (l *Listener) Close() error {
-	err := net.ErrClosed
-	l.once.Do(func() {
-		l.cancel()
-		err = l.file.Close()
-	})
-	return err
-}
-
-// Addr returns the listening address.
-func (l *Listener) Addr() net.Addr { return l.addr }
-
-// Dial connects to a TCP address through io_uring (SOCKET + CONNECT).
-func (rt *Runtime) Dial(ctx context.Context, network, address string) (net.Conn, error) {
-	ra, err := net.ResolveTCPAddr(network, address)
-	if err != nil {
-		return nil, err
-	}
-	ap := ra.AddrPort()
-	dom := unix.AF_INET6
-	if ap.Addr().Is4() || ap.Addr().Is4In6() {
-		ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-		dom = unix.AF_INET
-	}
-	ex := rt.Pick()
-	fd, err := call(ctx, ex, func(t *T) (int, error) {
-		fd, err := t.Socket(dom, unix.SOCK_STREAM, 0)
-		if err != nil {
-			return -1, err
-		}
-		if err := t.Connect(fd, ap); err != nil {
-			_ = t.Close(fd)
-			return -1, err
-		}
-		return fd, nil
-	})
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: ra, Err: err}
-	}
-	return newConn(ex, fd, nil, ra), nil
-}
-
-// Conn is a net.Conn whose reads and writes are io_uring RECV/SEND on one
-// executor, for ordinary goroutines (never call it from a task: the task
-// would block its executor). Each direction owns one preallocated request
-// that goes through the executor's inbox and is submitted directly, no
-// task per call; the executor signals its completion on a reusable
-// channel. A deadline is a LINK_TIMEOUT on the SQE; changing it, and
-// Close, cancel a request in flight (ASYNC_CANCEL). The fd is closed only
-// after both directions returned, so its number cannot be reused under an
-// operation.
-type Conn struct {
+// sock is what a Conn and a PacketConn share: the fd, the executor its
+// operations run on, one preallocated request per direction, and the
+// close protocol. Each request goes through the executor's inbox and is
+// submitted directly, no task per call; the executor signals its
+// completion on a reusable channel. A deadline is a LINK_TIMEOUT on the
+// SQE; changing it, and Close, cancel a request in flight (ASYNC_CANCEL).
+// The fd is closed only after both directions returned, so its number
+// cannot be reused under an operation.
+type sock struct {
 	ex           *Executor
 	fd           int
+	net          string // the network, as net.OpError names it
 	laddr, raddr net.Addr
 	closed       atomic.Bool
 
 	rmu, wmu sync.Mutex // one reader, one writer at a time (each owns its request)
 	rd, wr   connReq
-	g        fdGuard // calls outside Read and Write (CloseWrite)
+	g        fdGuard // calls outside the two directions (options, shutdown, Control)
 }
 
-// connReq is one direction's request. The caller sets buf and posts it;
-// the executor fills the slot, and on the CQE sets res and signals done.
+// reqOp is what a connReq asks the executor to submit.
+type reqOp uint8
+
+const (
+	reqRecv    reqOp = iota // RECV into buf
+	reqSend                 // SEND of buf
+	reqSplice               // SPLICE with the sp* arguments
+	reqPoll                 // POLL_ADD for events
+	reqRecvmsg              // RECVMSG into buf, the sender into m
+	reqSendmsg              // SENDMSG of buf to the address in m
+)
+
+// connReq is one direction's request. The caller sets the arguments and
+// posts it; the executor fills the slot, and on the CQE sets res and
+// signals done.
 type connReq struct {
-	c        *Conn
-	write    bool
+	s        *sock
+	op       reqOp
 	buf      []byte
 	done     chan struct{} // 1-buffered
 	res      int32
 	dl       atomic.Int64  // deadline in UnixNano; 0: none
 	seq      atomic.Uint32 // bumped when the deadline changes
 	inflight atomic.Bool   // posted, done not yet received
+
+	// Arguments besides buf, set by the caller before it posts.
+	spIn, spOut       int
+	spOffIn, spOffOut int64
+	spLen             uint32
+	events            uint32
+	m                 *msgBufs // reqRecvmsg, reqSendmsg: a PacketConn's
 
 	// Executor thread; read by the caller after done.
 	sl    *opSlot
@@ -155,35 +76,47 @@ type connReq struct {
 	opDl  int64  // deadline it was submitted with
 }
 
-func newConn(ex *Executor, fd int, laddr, raddr net.Addr) *Conn {
-	c := &Conn{ex: ex, fd: fd, laddr: laddr, raddr: raddr}
-	c.rd = connReq{c: c, done: make(chan struct{}, 1)}
-	c.wr = connReq{c: c, write: true, done: make(chan struct{}, 1)}
-	return c
+// msgBufs is the msghdr of a datagram request and what it points at; the
+// kernel holds them until the CQE (pinned with the request's slot).
+type msgBufs struct {
+	msg  unix.Msghdr
+	iov  unix.Iovec
+	name [128]byte // struct sockaddr_storage
+}
+
+func (s *sock) init(ex *Executor, fd int, network string, laddr, raddr net.Addr) {
+	s.ex, s.fd, s.net, s.laddr, s.raddr = ex, fd, network, laddr, raddr
+	s.rd = connReq{s: s, op: reqRecv, done: make(chan struct{}, 1)}
+	s.wr = connReq{s: s, op: reqSend, done: make(chan struct{}, 1)}
 }
 
 // maxIO bounds one RECV/SEND (the SQE's length is 32 bits).
 const maxIO = 1 << 30
 
-// do runs one RECV or SEND of b under r's deadline, submitting it again
-// when the deadline changed while it waited.
-func (c *Conn) do(r *connReq, op string, b []byte) (int, error) {
+// io runs one request of kind op (b: its buffer) under r's deadline,
+// submitting it again when the deadline changed while it waited. The
+// caller holds r's mutex. Errors are the cause alone (net.ErrClosed,
+// os.ErrDeadlineExceeded, an *os.SyscallError named name); the caller
+// wraps them in a *net.OpError.
+func (s *sock) io(r *connReq, name string, op reqOp, b []byte) (int, error) {
 	for {
-		if c.closed.Load() {
-			return 0, c.opErr(op, net.ErrClosed)
+		if s.closed.Load() {
+			return 0, net.ErrClosed
 		}
 		if dl := r.dl.Load(); dl != 0 && time.Now().UnixNano() >= dl {
-			return 0, c.opErr(op, os.ErrDeadlineExceeded)
+			return 0, os.ErrDeadlineExceeded
 		}
-		if c.ex.closeReq.Load() {
-			return 0, c.opErr(op, net.ErrClosed)
+		if s.ex.closeReq.Load() {
+			return 0, net.ErrClosed
 		}
-		if n, err, done := c.direct(r, op, b); done {
-			return n, err
+		if op <= reqSend {
+			if n, err, done := s.direct(op, name, b); done {
+				return n, err
+			}
 		}
-		r.buf = b
+		r.op, r.buf = op, b
 		r.inflight.Store(true)
-		c.ex.post(remoteMsg{kind: msgConnIO, req: r})
+		s.ex.post(remoteMsg{kind: msgConnIO, req: r})
 		<-r.done
 		r.inflight.Store(false)
 		r.buf = nil
@@ -192,30 +125,35 @@ func (c *Conn) do(r *connReq, op string, b []byte) (int, error) {
 			return int(res), nil
 		}
 		errno := unix.Errno(-res)
+		if errno >= errRestartSys && errno <= errRestartBlock {
+			// An io-wq worker interrupted by a cancel (a SPLICE) may leak
+			// the kernel's restart codes: "interrupted".
+			errno = unix.EINTR
+		}
 		if errno == unix.ECANCELED || errno == unix.EINTR {
 			switch {
-			case c.closed.Load() || c.ex.closeReq.Load():
-				return 0, c.opErr(op, net.ErrClosed)
+			case s.closed.Load() || s.ex.closeReq.Load():
+				return 0, net.ErrClosed
 			case r.seq.Load() != r.opSeq || errno == unix.EINTR:
 				continue // the deadline changed, or interrupted: again
 			case r.opDl != 0:
-				return 0, c.opErr(op, os.ErrDeadlineExceeded) // the LINK_TIMEOUT fired
+				return 0, os.ErrDeadlineExceeded // the LINK_TIMEOUT fired
 			}
 		}
-		return 0, c.opErr(op, os.NewSyscallError(op, errno))
+		return 0, os.NewSyscallError(name, errno)
 	}
 }
 
 // direct tries the socket without blocking (MSG_DONTWAIT), from the
 // caller's goroutine; done is false when it would block (EAGAIN), and the
-// request then goes to the ring. The caller holds r's mutex, which Close
-// takes before closing the fd, so the fd cannot be closed or reused under
-// the syscall.
-func (c *Conn) direct(r *connReq, op string, b []byte) (n int, err error, done bool) {
-	if r.write {
-		n, err = sys.SendNonblock(c.fd, b)
+// request then goes to the ring. The caller holds the direction's mutex,
+// which Close takes before closing the fd, so the fd cannot be closed or
+// reused under the syscall.
+func (s *sock) direct(op reqOp, name string, b []byte) (n int, err error, done bool) {
+	if op == reqSend {
+		n, err = sys.SendNonblock(s.fd, b)
 	} else {
-		n, err = sys.RecvNonblock(c.fd, b)
+		n, err = sys.RecvNonblock(s.fd, b)
 	}
 	if err == nil {
 		return n, nil, true
@@ -225,13 +163,110 @@ func (c *Conn) direct(r *connReq, op string, b []byte) (n int, err error, done b
 		return 0, nil, false
 	}
 	if errno == 0 {
-		return 0, c.opErr(op, err), true
+		return 0, err, true
 	}
-	return 0, c.opErr(op, os.NewSyscallError(op, errno)), true
+	return 0, os.NewSyscallError(name, errno), true
 }
 
-func (c *Conn) opErr(op string, err error) error {
-	return &net.OpError{Op: op, Net: "tcp", Source: c.laddr, Addr: c.raddr, Err: err}
+// opErr wraps err as net does for operation op on this socket.
+func (s *sock) opErr(op string, err error) error {
+	return &net.OpError{Op: op, Net: s.net, Source: s.laddr, Addr: s.raddr, Err: err}
+}
+
+// close interrupts the requests in flight, waits for both directions and
+// the guarded calls, and closes the fd; more runs under both mutexes
+// before the fd goes (a Conn's pipes). net.ErrClosed when already closed.
+func (s *sock) close(more func()) error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return net.ErrClosed
+	}
+	// A request posted after these loads finds closed set when the
+	// executor takes it, and completes without being submitted.
+	for _, r := range [2]*connReq{&s.rd, &s.wr} {
+		if r.inflight.Load() {
+			s.ex.post(remoteMsg{kind: msgConnCancel, req: r})
+		}
+	}
+	s.g.close()
+	s.rmu.Lock()
+	s.wmu.Lock()
+	if more != nil {
+		more()
+	}
+	err := sys.Close(s.fd)
+	s.wmu.Unlock()
+	s.rmu.Unlock()
+	return err
+}
+
+// setDeadline stores r's deadline; a request in flight under another one
+// is cancelled and submitted again by its caller (or fails, if the new
+// deadline has passed).
+func (s *sock) setDeadline(r *connReq, t time.Time) {
+	var dl int64
+	if !t.IsZero() {
+		if dl = t.UnixNano(); dl == 0 {
+			dl = 1
+		}
+	}
+	if r.dl.Swap(dl) == dl {
+		return
+	}
+	r.seq.Add(1)
+	if r.inflight.Load() {
+		s.ex.post(remoteMsg{kind: msgConnCancel, req: r})
+	}
+}
+
+// setDeadlines is SetDeadline, SetReadDeadline and SetWriteDeadline: net
+// answers a closed socket with net.ErrClosed.
+func (s *sock) setDeadlines(t time.Time, read, write bool) error {
+	if s.closed.Load() {
+		return &net.OpError{Op: "set", Net: s.net, Addr: s.laddr, Err: net.ErrClosed}
+	}
+	if read {
+		s.setDeadline(&s.rd, t)
+	}
+	if write {
+		s.setDeadline(&s.wr, t)
+	}
+	return nil
+}
+
+// guarded runs fn on the fd under the guard (it cannot be closed under
+// fn); a closed socket is net.ErrClosed, any error is wrapped as net
+// wraps option errors (Op "set" unless op names another).
+func (s *sock) guarded(op string, fn func(fd int) error) error {
+	if s.closed.Load() || !s.g.begin() {
+		return s.opErr(op, net.ErrClosed)
+	}
+	err := fn(s.fd)
+	s.g.end()
+	if err != nil {
+		return s.opErr(op, err)
+	}
+	return nil
+}
+
+// Conn is a net.Conn whose reads and writes are io_uring RECV/SEND on one
+// executor, for ordinary goroutines (never call it from a task: the task
+// would block its executor). It has the method set of *net.TCPConn
+// (SetNoDelay, SetKeepAlive..., CloseRead, CloseWrite, SyscallConn,
+// ReadFrom and WriteTo through IORING_OP_SPLICE); on a Unix socket the
+// TCP options fail as the kernel answers them (EOPNOTSUPP).
+//
+// Read and Write first try the socket without blocking from the calling
+// goroutine; what would block goes to the executor as one request per
+// direction (see sock).
+type Conn struct {
+	sock
+	rpipe, wpipe splicePipe // ReadFrom/WriteTo's pipes: under rmu / wmu
+}
+
+func newConn(ex *Executor, fd int, network string, laddr, raddr net.Addr) *Conn {
+	c := &Conn{}
+	c.sock.init(ex, fd, network, laddr, raddr)
+	return c
 }
 
 // Read reads into b; io.EOF when the peer shut down.
@@ -243,12 +278,15 @@ func (c *Conn) Read(b []byte) (int, error) {
 		b = b[:maxIO]
 	}
 	c.rmu.Lock()
-	n, err := c.do(&c.rd, "read", b)
+	n, err := c.io(&c.rd, "read", reqRecv, b)
 	c.rmu.Unlock()
-	if err == nil && n == 0 {
+	if err != nil {
+		return n, c.opErr("read", err)
+	}
+	if n == 0 {
 		return 0, io.EOF
 	}
-	return n, err
+	return n, nil
 }
 
 // Write writes all of b.
@@ -261,10 +299,10 @@ func (c *Conn) Write(b []byte) (int, error) {
 		if len(rest) > maxIO {
 			rest = rest[:maxIO]
 		}
-		n, err := c.do(&c.wr, "write", rest)
+		n, err := c.io(&c.wr, "write", reqSend, rest)
 		total += n
 		if err != nil {
-			return total, err
+			return total, c.opErr("write", err)
 		}
 	}
 	return total, nil
@@ -272,82 +310,35 @@ func (c *Conn) Write(b []byte) (int, error) {
 
 // Close interrupts reads and writes in flight and closes the socket.
 func (c *Conn) Close() error {
-	if !c.closed.CompareAndSwap(false, true) {
-		return c.opErr("close", net.ErrClosed)
-	}
-	// A request posted after these loads finds closed set when the
-	// executor takes it, and completes without being submitted.
-	for _, r := range []*connReq{&c.rd, &c.wr} {
-		if r.inflight.Load() {
-			c.ex.post(remoteMsg{kind: msgConnCancel, req: r})
-		}
-	}
-	c.g.close()
-	c.rmu.Lock()
-	c.wmu.Lock()
-	err := sys.Close(c.fd)
-	c.wmu.Unlock()
-	c.rmu.Unlock()
+	err := c.close(func() {
+		c.rpipe.close()
+		c.wpipe.close()
+	})
 	if err != nil {
 		return c.opErr("close", err)
 	}
 	return nil
 }
 
-// CloseWrite shuts down the writing side.
-func (c *Conn) CloseWrite() error {
-	if c.closed.Load() || !c.g.begin() {
-		return c.opErr("close", net.ErrClosed)
-	}
-	defer c.g.end()
-	_, err := call(context.Background(), c.ex, func(t *T) (struct{}, error) { return struct{}{}, t.Shutdown(c.fd, unix.SHUT_WR) })
-	return err
-}
+// LocalAddr returns the local address (a *net.TCPAddr or *net.UnixAddr).
+func (c *Conn) LocalAddr() net.Addr { return c.laddr }
 
-func (c *Conn) LocalAddr() net.Addr  { return c.laddr }
+// RemoteAddr returns the peer's address (a *net.TCPAddr or *net.UnixAddr).
 func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
 
-// setDeadline stores r's deadline; a request in flight under another one
-// is cancelled and submitted again by its caller (or fails, if the new
-// deadline has passed).
-func (c *Conn) setDeadline(r *connReq, t time.Time) {
-	var dl int64
-	if !t.IsZero() {
-		if dl = t.UnixNano(); dl == 0 {
-			dl = 1
-		}
-	}
-	if r.dl.Swap(dl) == dl {
-		return
-	}
-	r.seq.Add(1)
-	if r.inflight.Load() {
-		c.ex.post(remoteMsg{kind: msgConnCancel, req: r})
-	}
-}
-
 // SetDeadline sets both deadlines; a wait in flight sees the new one.
-func (c *Conn) SetDeadline(t time.Time) error {
-	c.setDeadline(&c.rd, t)
-	c.setDeadline(&c.wr, t)
-	return nil
-}
+func (c *Conn) SetDeadline(t time.Time) error { return c.setDeadlines(t, true, true) }
 
 // SetReadDeadline sets the read deadline; a past one unblocks a Read.
-func (c *Conn) SetReadDeadline(t time.Time) error {
-	c.setDeadline(&c.rd, t)
-	return nil
-}
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.setDeadlines(t, true, false) }
 
 // SetWriteDeadline sets the write deadline.
-func (c *Conn) SetWriteDeadline(t time.Time) error {
-	c.setDeadline(&c.wr, t)
-	return nil
-}
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadlines(t, false, true) }
 
-// connStart submits r's RECV or SEND (executor thread).
+// connStart submits r's operation (executor thread).
 func (ex *Executor) connStart(r *connReq) {
-	if ex.closing || r.c.closed.Load() {
+	s := r.s
+	if ex.closing || s.closed.Load() {
 		r.complete(-int32(unix.ECANCELED))
 		return
 	}
@@ -362,28 +353,40 @@ func (ex *Executor) connStart(r *connReq) {
 	if r.opDl != 0 {
 		need = 2
 	}
-	s, err := ex.sqeRoom(need)
+	q, err := ex.sqeRoom(need)
 	if err != nil {
 		ex.freeSlot(sl)
 		r.complete(-int32(unix.EBUSY))
 		return
 	}
-	if r.write {
-		err = sqe.Send(s, r.c.fd, r.buf, unix.MSG_NOSIGNAL)
-	} else {
-		err = sqe.Recv(s, r.c.fd, r.buf, 0)
+	switch r.op {
+	case reqRecv:
+		err = sqe.Recv(q, s.fd, r.buf, 0)
+	case reqSend:
+		err = sqe.Send(q, s.fd, r.buf, unix.MSG_NOSIGNAL)
+	case reqSplice:
+		err = sqe.Splice(q, r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen, 0)
+	case reqPoll:
+		err = sqe.PollAdd(q, s.fd, r.events)
+	case reqRecvmsg:
+		err = sqe.Recvmsg(q, s.fd, &r.m.msg, 0)
+	case reqSendmsg:
+		err = sqe.Sendmsg(q, s.fd, &r.m.msg, unix.MSG_NOSIGNAL)
 	}
 	if err != nil {
-		sqe.Nop(s)
-		s.UserData = udIgnore
+		sqe.Nop(q)
+		q.UserData = udIgnore
 		ex.freeSlot(sl)
 		r.complete(-int32(unix.EINVAL))
 		return
 	}
 	sl.keepBytes(r.buf)
-	s.UserData = sl.ud()
+	if r.m != nil && r.op >= reqRecvmsg {
+		sl.pinPtr(r.m) // the msghdr, its iovec and name: one object
+	}
+	q.UserData = sl.ud()
 	if r.opDl != 0 {
-		ex.linkTimeout(s, sl, time.Unix(0, r.opDl))
+		ex.linkTimeout(q, sl, time.Unix(0, r.opDl))
 	}
 	sl.req, sl.heavy = r, true
 	r.sl, r.slTok = sl, sl.tok

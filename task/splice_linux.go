@@ -1,0 +1,382 @@
+//go:build linux
+
+package task
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/sys"
+)
+
+// io.Copy without user-space copies, as net's splice and sendfile: Conn
+// and File implement io.ReaderFrom and io.WriterTo with IORING_OP_SPLICE
+// (5.7) through a pipe: the source's pages go into the pipe and from there
+// to the destination, in the kernel. Both ends must be fds that splice
+// takes: a Conn, a File, a regular *os.File (or something that embeds one),
+// optionally behind an *io.LimitedReader. Anything else, or a first splice
+// the kernel refuses (EINVAL: a file system without splice, an O_APPEND
+// destination; an old kernel without the opcode), falls back to a copy
+// through a buffer, as net's genericReadFrom does.
+//
+// SPLICE always runs in an io-wq worker: a splice into a full socket
+// blocks that worker until the peer reads (Close and deadlines cancel
+// it). A socket source is polled (POLL_ADD) before each splice, so an
+// idle connection holds no worker.
+
+// splicePipeSize is the pipe capacity asked for (F_SETPIPE_SZ): the bytes
+// moved per splice pair. 1 MiB is the default fs.pipe-max-size.
+const splicePipeSize = 1 << 20
+
+// splicePipe is the pipe between the two halves of a splice.
+type splicePipe struct {
+	r, w, size int
+	open       bool
+}
+
+func (p *splicePipe) get() error {
+	if p.open {
+		return nil
+	}
+	r, w, n, err := osfd.Pipe(splicePipeSize)
+	if err != nil {
+		return err
+	}
+	p.r, p.w, p.size, p.open = r, w, n, true
+	return nil
+}
+
+// close closes the pipe (also to drop what a failed splice left in it).
+func (p *splicePipe) close() {
+	if p.open {
+		_ = sys.Close(p.r)
+		_ = sys.Close(p.w)
+		p.open = false
+	}
+}
+
+// errNotHandled: the first splice was refused; copy another way.
+var errNotHandled = errors.New("task: splice not possible")
+
+// pump moves up to remain bytes: fill puts up to n bytes into the pipe (0
+// at the source's end), drain moves up to n of them out. A fill refused
+// (or, when the source can be read again, a drain refused) before anything
+// moved is errNotHandled when the kernel says splice does not work for
+// these fds.
+func pump(p *splicePipe, remain int64, fill func(n uint32) (int, error), drain func(n int) (int, error), rereadable bool) (int64, error) {
+	var written int64
+	for remain > 0 {
+		n, err := fill(uint32(min(remain, int64(p.size))))
+		if err != nil {
+			if written == 0 && spliceRefused(err) {
+				return 0, errNotHandled
+			}
+			return written, err
+		}
+		if n == 0 {
+			return written, nil
+		}
+		remain -= int64(n)
+		for n > 0 {
+			m, err := drain(n)
+			written += int64(m)
+			n -= m
+			if err == nil && m == 0 {
+				err = io.ErrShortWrite
+			}
+			if err != nil {
+				p.close() // bytes may be left in it
+				if written == 0 && rereadable && spliceRefused(err) {
+					return 0, errNotHandled // nothing consumed: copy another way
+				}
+				return written, err
+			}
+		}
+	}
+	return written, nil
+}
+
+// spliceRefused reports an answer meaning "splice cannot do this".
+func spliceRefused(err error) bool {
+	return errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS)
+}
+
+// fdFile is a regular file's fd and its position, for a splice.
+type fdFile struct {
+	fd  int
+	off int64
+}
+
+// osFile is an *os.File, or a type that embeds one (os's own wrappers).
+type osFile interface {
+	syscall.Conn
+	io.Seeker
+	Stat() (os.FileInfo, error)
+}
+
+// withOSFile runs fn with f's fd and position when f is a regular file,
+// and moves the position past what fn moved. handled is false for other
+// files.
+func withOSFile(f osFile, fn func(ff *fdFile) (int64, error)) (n int64, err error, handled bool) {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, nil, false
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, nil, false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, nil, false
+	}
+	cerr := rc.Control(func(fd uintptr) { n, err = fn(&fdFile{fd: int(fd), off: pos}) })
+	if cerr != nil {
+		return 0, cerr, true
+	}
+	if err == errNotHandled {
+		return 0, nil, false
+	}
+	if n > 0 {
+		if _, serr := f.Seek(pos+n, io.SeekStart); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return n, err, true
+}
+
+// withFile runs fn with f's fd (held open) and position, and advances the
+// position by what fn moved.
+func withFile(f *File, op string, fn func(ff *fdFile) (int64, error)) (n int64, err error, handled bool) {
+	if !f.g.begin() {
+		return 0, &os.PathError{Op: op, Path: f.name, Err: os.ErrClosed}, true
+	}
+	defer f.g.end()
+	f.mu.Lock()
+	pos := f.off
+	f.mu.Unlock()
+	n, err = fn(&fdFile{fd: f.fd, off: pos})
+	if err == errNotHandled {
+		return 0, nil, false
+	}
+	f.mu.Lock()
+	f.off = pos + n
+	f.mu.Unlock()
+	return n, err, true
+}
+
+// limited unwraps an *io.LimitedReader: the reader and how much to take.
+func limited(r io.Reader) (io.Reader, *io.LimitedReader, int64) {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		return lr.R, lr, lr.N
+	}
+	return r, nil, math.MaxInt64
+}
+
+// ReadFrom copies from r until EOF (io.ReaderFrom): from a File, a
+// regular *os.File or another Conn (each maybe behind an
+// *io.LimitedReader) through SPLICE, without user-space copies; from
+// anything else through a buffer. Errors are *net.OpError (Op
+// "readfrom"), as net.TCPConn's.
+func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
+	n, err, handled := c.spliceFrom(r)
+	if !handled {
+		n, err = io.Copy(writerOnly{c}, r)
+	}
+	if err != nil && err != io.EOF {
+		err = c.opErr("readfrom", err)
+	}
+	return n, err
+}
+
+// writerOnly hides a writer's ReadFrom from io.Copy.
+type writerOnly struct{ io.Writer }
+
+// readerOnly hides a reader's WriteTo from io.Copy.
+type readerOnly struct{ io.Reader }
+
+func (c *Conn) spliceFrom(r io.Reader) (n int64, err error, handled bool) {
+	r, lr, remain := limited(r)
+	if remain <= 0 {
+		return 0, nil, true
+	}
+	switch src := r.(type) {
+	case *File:
+		n, err, handled = withFile(src, "read", func(ff *fdFile) (int64, error) { return c.spliceFromFd(ff, remain) })
+	case *Conn:
+		n, err = spliceConns(src, c, remain)
+		handled = true
+	case osFile:
+		n, err, handled = withOSFile(src, func(ff *fdFile) (int64, error) { return c.spliceFromFd(ff, remain) })
+	}
+	if lr != nil {
+		lr.N -= n
+	}
+	return n, err, handled
+}
+
+// spliceFromFd moves up to remain bytes of the file into c, both halves
+// through c's write request (its deadline and Close apply).
+func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closed.Load() {
+		return 0, net.ErrClosed
+	}
+	p := &c.wpipe
+	if err := p.get(); err != nil {
+		return 0, err
+	}
+	r := &c.wr
+	fill := func(n uint32) (int, error) {
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = ff.fd, ff.off, p.w, -1, n
+		m, err := c.io(r, "splice", reqSplice, nil)
+		ff.off += int64(m)
+		return m, err
+	}
+	drain := func(n int) (int, error) {
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, c.fd, -1, uint32(n)
+		return c.io(r, "splice", reqSplice, nil)
+	}
+	return pump(p, remain, fill, drain, true)
+}
+
+// fillFromSock is a pump fill from socket s through its read request: it
+// polls until s is readable (no io-wq worker waits on an idle socket),
+// then splices what is there into pipe w.
+func fillFromSock(s *sock, w int) func(n uint32) (int, error) {
+	r := &s.rd
+	return func(n uint32) (int, error) {
+		r.events = unix.POLLIN | unix.POLLRDHUP
+		if _, err := s.io(r, "poll", reqPoll, nil); err != nil {
+			return 0, err
+		}
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = s.fd, -1, w, -1, n
+		return s.io(r, "splice", reqSplice, nil)
+	}
+}
+
+// spliceConns moves up to remain bytes from src to dst: src's read
+// request fills dst's write pipe, dst's write request drains it.
+func spliceConns(src, dst *Conn, remain int64) (int64, error) {
+	src.rmu.Lock()
+	defer src.rmu.Unlock()
+	dst.wmu.Lock()
+	defer dst.wmu.Unlock()
+	if src.closed.Load() || dst.closed.Load() {
+		return 0, net.ErrClosed
+	}
+	p := &dst.wpipe
+	if err := p.get(); err != nil {
+		return 0, err
+	}
+	r := &dst.wr
+	drain := func(n int) (int, error) {
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, dst.fd, -1, uint32(n)
+		return dst.io(r, "splice", reqSplice, nil)
+	}
+	n, err := pump(p, remain, fillFromSock(&src.sock, p.w), drain, false)
+	if err == errNotHandled {
+		err = os.NewSyscallError("splice", unix.EINVAL) // sockets always splice
+	}
+	return n, err
+}
+
+// WriteTo copies from c until EOF into w (io.WriterTo): into a File, a
+// regular *os.File or another Conn through SPLICE; into anything else
+// through a buffer. Errors are *net.OpError (Op "writeto").
+func (c *Conn) WriteTo(w io.Writer) (int64, error) {
+	n, err, handled := c.spliceTo(w)
+	if !handled {
+		n, err = io.Copy(w, readerOnly{c})
+	}
+	if err != nil && err != io.EOF {
+		err = c.opErr("writeto", err)
+	}
+	return n, err
+}
+
+func (c *Conn) spliceTo(w io.Writer) (n int64, err error, handled bool) {
+	switch dst := w.(type) {
+	case *Conn:
+		n, err = spliceConns(c, dst, math.MaxInt64)
+		return n, err, true
+	case *File:
+		return withFile(dst, "write", func(ff *fdFile) (int64, error) { return c.spliceToFd(ff, math.MaxInt64) })
+	case osFile:
+		return withOSFile(dst, func(ff *fdFile) (int64, error) {
+			if app, err := osfd.Appends(ff.fd); err != nil || app {
+				return 0, errNotHandled // splice refuses O_APPEND, after the socket's data left it
+			}
+			return c.spliceToFd(ff, math.MaxInt64)
+		})
+	}
+	return 0, nil, false
+}
+
+// spliceToFd moves up to remain bytes from c into the file at its
+// position, both halves through c's read request.
+func (c *Conn) spliceToFd(ff *fdFile, remain int64) (int64, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.closed.Load() {
+		return 0, net.ErrClosed
+	}
+	p := &c.rpipe
+	if err := p.get(); err != nil {
+		return 0, err
+	}
+	r := &c.rd
+	drain := func(n int) (int, error) {
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, ff.fd, ff.off, uint32(n)
+		m, err := c.io(r, "splice", reqSplice, nil)
+		ff.off += int64(m)
+		return m, err
+	}
+	n, err := pump(p, remain, fillFromSock(&c.sock, p.w), drain, false)
+	if err == errNotHandled {
+		err = os.NewSyscallError("splice", unix.EINVAL)
+	}
+	return n, err
+}
+
+// spliceFiles moves up to remain bytes from file in to file out, as one
+// task on ex, through a pipe of its own.
+func spliceFiles(ex *Executor, in, out *fdFile, remain int64) (int64, error) {
+	var p splicePipe
+	if err := p.get(); err != nil {
+		return 0, err
+	}
+	defer p.close()
+	return call(context.Background(), ex, func(t *T) (int64, error) {
+		fill := func(n uint32) (int, error) {
+			m, err := t.Splice(in.fd, in.off, p.w, -1, n, 0)
+			in.off += int64(m)
+			return m, spliceErr(err)
+		}
+		drain := func(n int) (int, error) {
+			m, err := t.Splice(p.r, -1, out.fd, out.off, uint32(n), 0)
+			out.off += int64(m)
+			return m, spliceErr(err)
+		}
+		return pump(&p, remain, fill, drain, true)
+	})
+}
+
+// spliceErr is a task's splice error as net reports one (an
+// *os.SyscallError), when the kernel answered.
+func spliceErr(err error) error {
+	var errno unix.Errno
+	if err != nil && errors.As(err, &errno) {
+		return os.NewSyscallError("splice", errno)
+	}
+	return err
+}
