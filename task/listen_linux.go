@@ -113,7 +113,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		switch {
 		case l.ctx.Err() != nil:
 			err = net.ErrClosed
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 			err = os.ErrDeadlineExceeded
 		}
 		return nil, l.opErr(err)

@@ -51,6 +51,9 @@ func (c *Conn) SetKeepAlivePeriod(d time.Duration) error {
 	if err := checkKeepAliveDuration("Conn.SetKeepAlivePeriod", "d", d); err != nil {
 		return c.opErr("set", err)
 	}
+	if d < 0 {
+		return nil // unchanged; net does not look at the fd either
+	}
 	return c.guarded("set", func(fd int) error { return setKeepAliveSecs(fd, unix.TCP_KEEPIDLE, d) })
 }
 
