@@ -18,7 +18,9 @@
 #     --jobs     VMs at a time (default: all if nproc >= 4, else 1); -smp 2 each
 #     --keep     keep the work directory (initramfs, unpacked kernels)
 #   Output: per kernel the release, the polled device, `uringctl probe`, a table
-#   PACKAGE RESULT PASS FAIL SKIP SECS (tests and subtests), each failing test's
+#   PACKAGE RESULT PASS FAIL SKIP SECS (tests and subtests; RESULT is ok, FAIL,
+#   TIMEOUT: -test.timeout fired, KILLED: still alive 2m later, NOEND: the VM
+#   stopped while it ran, NORUN: the VM stopped before it), each failing test's
 #   output, the goroutine dump of a timed-out binary and the kernel's BUG/WARNING
 #   lines; then one table for all kernels. $OUT_DIR (default out/) receives
 #   kernels-summary.txt (counts per kernel and package, key=value) and
@@ -351,6 +353,7 @@ report() {
 		s=$(grep -c '^{"Action":"skip","Package":"[^"]*","Test":' "$kw/$id.json" || true)
 		end=$(grep -a "^KT-END $id " "$T" || true)
 		sec=- res=NORUN
+		grep -aqx "KT-BEGIN $id" "$T" && res=NOEND
 		if [ -n "$end" ]; then
 			rc=${end#*rc=}; rc=${rc%% *}; sec=${end##*secs=}
 			if grep -aq '^panic: test timed out' "$kw/$id.log"; then res=TIMEOUT
@@ -369,7 +372,9 @@ report() {
 		echo "--- $lab: $res"
 		awk -v pkg="$lab" -v max=40 -f .ci/kernels/failures.awk "$kw/$id.json" >"$kw/$id.fail"
 		cat "$kw/$id.fail"
-		if [ $res = TIMEOUT ]; then
+		if [ $res = NORUN ]; then
+			echo "    not started: the VM stopped before"
+		elif [ $res = TIMEOUT ]; then
 			echo "    still running: $(sed -n '/^panic: test timed out/,/^$/s/^\t\t//p' "$kw/$id.log" | xargs)"
 			# the panic, then the goroutines with a frame of the module (40 lines)
 			sed -n '/^panic: test timed out/,$p' "$kw/$id.log" | tr -d '\026' |
@@ -377,10 +382,10 @@ report() {
 				NR == 1 { print; print ""; next }
 				{ for (i = 1; i <= NF; i++) if (index($i, mod) && $i !~ /testutil\.Main|\.TestMain\(|_testmain\.go/) { print; print ""; break } }' |
 				head -40 | sed 's/^/    /'
-		elif [ ! -s "$kw/$id.fail" ]; then
-			# no failing test to show (NORUN, KILLED, a panic, TestMain's leak check)
+		elif [ ! -s "$kw/$id.fail" ] || [ $res != FAIL ]; then
+			# cut off (NOEND, KILLED), or no failing test to show (a panic, TestMain's leak check)
 			echo "    last lines of its output:"
-			tr -d '\026' <"$kw/$id.log" | grep -av '^=== \(RUN\|PAUSE\|CONT\|NAME\)' | tail -25 | sed 's/^/    /'
+			tr -d '\026' <"$kw/$id.log" | grep -av '^=== \(PAUSE\|CONT\|NAME\)' | tail -25 | sed 's/^/    /'
 		fi
 	done
 	tr -d '\r' <"$kw/console.log" >"$kw/console.txt"
@@ -391,7 +396,7 @@ report() {
 	if [ -f "$kw/error" ]; then bad=1
 	elif ! grep -aq '^KT-DONE' "$T"; then
 		echo "--- the VM did not finish (crash, hang or --budget); console tail:"
-		tail -25 "$kw/console.txt" | sed 's/^/    /'
+		grep -av '^KT-' "$kw/console.txt" | tail -25 | sed 's/^/    /'
 		bad=1
 	fi
 	awk -v k="$name" -v rel="${rel:--}" -v pkg="${kpkg[$i]}" -v pol="${polled:-none}" \

@@ -1,6 +1,7 @@
 # Reads one package's `go tool test2json` events and prints the output of each
 # failing leaf test (a failed test none of whose subtests failed), at most
-# `max` lines each, under a "--- <pkg> <test>" header. Used by .ci/kernels.sh.
+# `max` lines each (300 characters a line), under a "--- <pkg> <test>" header.
+# Used by .ci/kernels.sh.
 #   awk -v pkg=reg -v max=40 -f failures.awk reg.json
 function unjson(s) {
 	gsub(/\\\\/, "\001", s)
@@ -28,7 +29,7 @@ END {
 		print "--- " pkg " " t
 		n = split(out[t], l, "\n")
 		if (n > 0 && l[n] == "") n--
-		for (k = 1; k <= n && k <= max; k++) print "    " l[k]
+		for (k = 1; k <= n && k <= max; k++) print "    " (length(l[k]) > 300 ? substr(l[k], 1, 300) " ..." : l[k])
 		if (n > max) print "    ... (" n - max " more lines in tests.log)"
 	}
 }
