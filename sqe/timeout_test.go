@@ -90,12 +90,26 @@ func TestTimeoutAbsClocks(t *testing.T) {
 			res = run(t, r, func(s *sys.SQE) error { return sqe.TimeoutAbs(s, &ts, c.now(t)-time.Second, 0, c.flag) })
 			require.Equal(t, unix.ETIME, errno(res))
 
-			// With ETIME_SUCCESS the expiry still reads ETIME; it only stops
-			// failing a link.
-			res = run(t, r, func(s *sys.SQE) error {
-				return sqe.TimeoutAbs(s, &ts, c.now(t), 0, c.flag|sys.TimeoutETimeSuccess)
+			// With ETIME_SUCCESS (5.16) the expiry still reads ETIME, but it
+			// no longer fails the link: the linked NOP runs.
+			t.Run("ETimeSuccess", func(t *testing.T) {
+				res := run(t, r, func(s *sys.SQE) error {
+					return sqe.TimeoutAbs(s, &ts, c.now(t), 0, c.flag|sys.TimeoutETimeSuccess)
+				})
+				kernelHas(t, res, "IORING_TIMEOUT_ETIME_SUCCESS", "5.16", unix.EINVAL)
+				require.Equal(t, unix.ETIME, errno(res))
+				prep(t, r, 20, func(s *sys.SQE) error {
+					if err := sqe.TimeoutAbs(s, &ts, c.now(t), 0, c.flag|sys.TimeoutETimeSuccess); err != nil {
+						return err
+					}
+					sqe.Link(s)
+					return nil
+				})
+				prep(t, r, 21, func(s *sys.SQE) error { sqe.Nop(s); return nil })
+				cs := byUD(submitWait(t, r, 2))
+				require.Equal(t, unix.ETIME, errno(cs[20]))
+				require.Equal(t, int32(0), cs[21].Res, "the linked NOP: %v", errno(cs[21]))
 			})
-			require.Equal(t, unix.ETIME, errno(res))
 			runtime.KeepAlive(&ts)
 		})
 	}
