@@ -117,7 +117,11 @@ func (s *sock) io(r *connReq, name string, op reqOp, b []byte) (int, error) {
 		r.op, r.buf = op, b
 		r.inflight.Store(true)
 		s.ex.post(remoteMsg{kind: msgConnIO, req: r})
-		<-r.done
+		if op == reqSplice {
+			s.awaitSplice(r)
+		} else {
+			<-r.done
+		}
 		r.inflight.Store(false)
 		r.buf = nil
 		res := r.res
@@ -142,6 +146,23 @@ func (s *sock) io(r *connReq, name string, op reqOp, b []byte) (int, error) {
 		}
 		return 0, os.NewSyscallError(name, errno)
 	}
+}
+
+// awaitSplice waits for r's SPLICE and cancels it (ASYNC_CANCEL) at r's
+// deadline. A SPLICE runs in an io-wq worker, where a LINK_TIMEOUT does
+// not interrupt it (seen on 6.18: a splice into a full socket outlived its
+// linked timeout), so connStart links none for it. A cancel that lands
+// after the splice completed finds no slot, or, past the deadline anyway,
+// ends the next one, which then reports the deadline as it should.
+func (s *sock) awaitSplice(r *connReq) {
+	dl := r.dl.Load()
+	if dl == 0 {
+		<-r.done
+		return
+	}
+	t := time.AfterFunc(time.Until(time.Unix(0, dl)), func() { s.ex.post(remoteMsg{kind: msgConnCancel, req: r}) })
+	<-r.done
+	t.Stop()
 }
 
 // direct tries the socket without blocking (MSG_DONTWAIT), from the
@@ -349,8 +370,9 @@ func (ex *Executor) connStart(r *connReq) {
 		return
 	}
 	sl := ex.allocSlot()
+	linked := r.opDl != 0 && r.op != reqSplice // see awaitSplice
 	need := uint32(1)
-	if r.opDl != 0 {
+	if linked {
 		need = 2
 	}
 	q, err := ex.sqeRoom(need)
@@ -385,7 +407,7 @@ func (ex *Executor) connStart(r *connReq) {
 		sl.pinPtr(r.m) // the msghdr, its iovec and name: one object
 	}
 	q.UserData = sl.ud()
-	if r.opDl != 0 {
+	if linked {
 		ex.linkTimeout(q, sl, time.Unix(0, r.opDl))
 	}
 	sl.req, sl.heavy = r, true

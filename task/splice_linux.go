@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -63,6 +64,9 @@ func (p *splicePipe) close() {
 	}
 }
 
+// spliced counts the copies that went through splice (for the tests).
+var spliced atomic.Int64
+
 // errNotHandled: the first splice was refused; copy another way.
 var errNotHandled = errors.New("task: splice not possible")
 
@@ -80,6 +84,9 @@ func pump(p *splicePipe, remain int64, fill func(n uint32) (int, error), drain f
 				return 0, errNotHandled
 			}
 			return written, err
+		}
+		if written == 0 {
+			spliced.Add(1)
 		}
 		if n == 0 {
 			return written, nil
