@@ -15,6 +15,7 @@ import (
 func TestZeroAllocs(t *testing.T) {
 	for _, st := range []Strategy{Block, Spin, IOPoll, Park} {
 		t.Run(st.String(), func(t *testing.T) {
+			requireNops(t, st)
 			l := newLoop(t, WithStrategy(st))
 			d := &benchDriver{l: l, fd: -1, ops: make([]benchOp, 32), done: make(chan struct{}, 1)}
 			for i := range d.ops {

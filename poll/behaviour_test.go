@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -284,6 +285,7 @@ func (m *multishotTimeout) Handle(c *sys.CQE) {
 
 // TestMultishot: the handler stays registered while F_MORE is set.
 func TestMultishot(t *testing.T) {
+	testutil.Require(t, uring.Supports(uring.CapMultishotTimeout))
 	l := newLoop(t)
 	m := &multishotTimeout{ts: sys.Timespec{Nsec: int64(time.Millisecond)}, count: 3, done: make(chan struct{})}
 	var inflight int

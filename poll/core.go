@@ -62,15 +62,16 @@ type Core struct {
 // CoreStats are the Core's counters (owner thread; Kicks is the wakeups
 // other goroutines sent).
 type CoreStats struct {
-	Reaps       uint64 `json:"reaps"`        // reaps that found CQEs
-	Completed   uint64 `json:"completed"`    // CQEs delivered to handlers
-	Stale       uint64 `json:"stale"`        // CQEs whose slot generation did not match (dropped)
-	WakeCQEs    uint64 `json:"wake_cqes"`    // wakeup CQEs reaped (the armed poll of the wake eventfd)
-	Parks       uint64 `json:"parks"`        // idle parks on the channel (nothing in flight)
-	NetParks    uint64 `json:"net_parks"`    // parks in Go's netpoller on the ring's eventfd
-	Sleeps      uint64 `json:"sleeps"`       // sleeps in io_uring_enter begun through BeginKernelSleep
-	KernelWaits uint64 `json:"kernel_waits"` // of those, Wait's (adaptive or without NetPark)
-	Kicks       uint64 `json:"kicks"`        // wakeups sent by other goroutines
+	Reaps        uint64 `json:"reaps"`         // reaps that found CQEs
+	Completed    uint64 `json:"completed"`     // CQEs delivered to handlers
+	Stale        uint64 `json:"stale"`         // CQEs whose slot generation did not match (dropped)
+	WakeCQEs     uint64 `json:"wake_cqes"`     // wakeup CQEs reaped (the armed poll of the wake eventfd)
+	Parks        uint64 `json:"parks"`         // idle parks on the channel (nothing in flight)
+	NetParks     uint64 `json:"net_parks"`     // parks in Go's netpoller on the ring's eventfd
+	Sleeps       uint64 `json:"sleeps"`        // sleeps in io_uring_enter begun through BeginKernelSleep
+	KernelWaits  uint64 `json:"kernel_waits"`  // of those, Wait's (adaptive or without NetPark)
+	ParkTimeouts uint64 `json:"park_timeouts"` // netpoll parks that ended by their timeout
+	Kicks        uint64 `json:"kicks"`         // wakeups sent by other goroutines
 }
 
 // CoreConfig says what ring NewCore makes and which sleeps it prepares.
@@ -95,6 +96,8 @@ type CoreConfig struct {
 	// never sleeps in the kernel: IOPOLL).
 	KernelWake bool
 	Slots      int // initial slot table size (default 1024)
+
+	forceDefer bool // tests: DEFER_TASKRUN even where the eventfd loses its wakeups
 }
 
 // NewCore creates the ring on the calling thread, which must be locked to
@@ -145,7 +148,7 @@ func newCoreRing(cfg *CoreConfig) (*uring.Ring, error) {
 	if cfg.CQEntries != 0 {
 		opts = append(opts, uring.WithCQSize(cfg.CQEntries))
 	}
-	if cfg.DeferTaskrun && deferTaskrunUsable(cfg.NetPark) {
+	if cfg.DeferTaskrun && (deferTaskrunUsable(cfg.NetPark) || cfg.forceDefer) {
 		opts = append(opts, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		if feature.SetupFlag(sys.SetupTaskrunFlag) == nil {
 			// IORING_SQ_TASKRUN says when deferred completions wait for an

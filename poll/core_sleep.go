@@ -175,6 +175,7 @@ func (c *Core) ParkNetpoll(timeout time.Duration) error {
 	r.SetEventfdEnabled(false)
 	c.EndSleep()
 	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.st.ParkTimeouts++
 		err = nil
 	}
 	return err

@@ -12,6 +12,7 @@ import (
 func TestDoNop(t *testing.T) {
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
+			requireNops(t, st)
 			l := newLoop(t, WithStrategy(st), WithEntries(8))
 			for i := 0; i < 100; i++ {
 				res, err := l.Do(context.Background(), prepNop)

@@ -4,12 +4,16 @@ package poll
 
 import (
 	"errors"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 func TestMain(m *testing.M) {
@@ -60,3 +64,43 @@ func rawRing(opts ...Option) (*uring.Ring, error) {
 	cc := c.coreConfig()
 	return newCoreRing(&cc)
 }
+
+// requireNops skips the subtest of a NOP-driven test for an IOPOLL
+// strategy where the kernel refuses NOPs on IOPOLL rings: it takes them
+// from 5.19 ("io_uring: allow NOP opcode in IOPOLL mode"); before, each
+// NOP fails with EINVAL (testutil.Require fails the test from 5.19 on).
+func requireNops(t testing.TB, st Strategy) {
+	t.Helper()
+	if st == IOPoll || st == HybridIOPoll {
+		testutil.Require(t, iopollNops())
+	}
+}
+
+var iopollNops = sync.OnceValue(func() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r, err := uring.New(2, uring.WithIOPoll())
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	s, err := r.GetSQE()
+	if err != nil {
+		return err
+	}
+	sqe.Nop(s)
+	if _, err := r.SubmitAndWait(1); err != nil {
+		return err
+	}
+	c, err := r.WaitCQE()
+	if err != nil {
+		return err
+	}
+	res := c.Res
+	r.CQESeen(c)
+	if res == -int32(unix.EINVAL) {
+		return &uring.UnsupportedError{Feature: "NOP on an IOPOLL ring", MinimumVersion: "5.19",
+			Kernel: uring.KernelRelease(), Err: unix.EINVAL}
+	}
+	return nil
+})

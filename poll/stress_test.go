@@ -98,6 +98,7 @@ func stressCount() int {
 func TestStressExactlyOnce(t *testing.T) {
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
+			requireNops(t, st)
 			l := newLoop(t, WithStrategy(st))
 			total := stressCount()
 			if st == SQPoll {
@@ -139,6 +140,7 @@ func TestConcurrentDo(t *testing.T) {
 	}
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
+			requireNops(t, st)
 			l := newLoop(t, WithStrategy(st), WithEntries(32))
 			var wg sync.WaitGroup
 			var okCount atomic.Int64
@@ -177,6 +179,7 @@ func TestOverflowBurst(t *testing.T) {
 	const n = 5000
 	for _, st := range Strategies {
 		t.Run(st.String(), func(t *testing.T) {
+			requireNops(t, st)
 			l := newLoop(t, WithStrategy(st), WithEntries(8), WithCQEntries(8))
 			seen := make([]atomic.Int32, n)
 			var wg sync.WaitGroup

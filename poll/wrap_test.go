@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -17,6 +19,7 @@ import (
 // before the wrap is counted stale instead of reaching the slot's new
 // owner.
 func TestGenerationWrap(t *testing.T) {
+	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
 	l := newLoop(t)
 	require.NoError(t, l.Run(func() {
 		for i := range l.c.slots {

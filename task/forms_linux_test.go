@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -46,7 +48,13 @@ func TestFileForms(t *testing.T) {
 		if err := tk.Close(fd); err != nil {
 			return err
 		}
-		if err := tk.Mkdirat(unix.AT_FDCWD, filepath.Join(dir, "d"), 0o755); err != nil {
+		// MKDIRAT is 5.15: older kernels get the directory from os.Mkdir
+		// (the mkdirat subtest below covers the op where it exists).
+		if uring.SupportsOp(sys.OpMkdirat) == nil {
+			if err := tk.Mkdirat(unix.AT_FDCWD, filepath.Join(dir, "d"), 0o755); err != nil {
+				return err
+			}
+		} else if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
 			return err
 		}
 		if err := tk.Renameat(unix.AT_FDCWD, path, unix.AT_FDCWD, filepath.Join(dir, "d", "b"), 0); err != nil {
@@ -64,6 +72,15 @@ func TestFileForms(t *testing.T) {
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, ents)
+	t.Run("mkdirat", func(t *testing.T) {
+		testutil.Require(t, uring.SupportsOp(sys.OpMkdirat))
+		d := filepath.Join(dir, "m")
+		require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Mkdirat(unix.AT_FDCWD, d, 0o700) }))
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		require.True(t, fi.IsDir())
+		require.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	})
 	// A bad path argument is rejected before any SQE.
 	err = runTask(t, ex, func(tk *T) error { _, err := tk.Open("a\x00b", 0, 0); return err })
 	require.ErrorIs(t, err, unix.EINVAL)
@@ -106,6 +123,7 @@ func TestFixedBufferAndFile(t *testing.T) {
 
 func TestNetForms(t *testing.T) {
 	ex := newExec(t)
+	hasSocket, hasSendZC := uring.SupportsOp(sys.OpSocket) == nil, uring.SupportsOp(sys.OpSendZC) == nil
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -139,7 +157,15 @@ func TestNetForms(t *testing.T) {
 			}
 			return string(buf[:total]), nil
 		})
-		fd, err := tk.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+		// SOCKET is 5.19 and SEND_ZC 6.0: older kernels get the socket from
+		// the syscall and a plain SEND (TestNetFormsNewOps covers the ops).
+		var fd int
+		var err error
+		if hasSocket {
+			fd, err = tk.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+		} else {
+			fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		}
 		if err != nil {
 			return err
 		}
@@ -150,7 +176,12 @@ func TestNetForms(t *testing.T) {
 		if _, err := tk.Send(fd, []byte("hello"), 0); err != nil {
 			return err
 		}
-		if _, err := tk.SendZC(fd, []byte("zc-ok"), 0); err != nil {
+		if hasSendZC {
+			_, err = tk.SendZC(fd, []byte("zc-ok"), 0)
+		} else {
+			_, err = tk.Send(fd, []byte("zc-ok"), 0)
+		}
+		if err != nil {
 			return err
 		}
 		if _, err := tk.Sendmsg(fd, [][]byte{[]byte("ms"), []byte("g!!")}, nil, netip.AddrPort{}, 0); err != nil {
@@ -178,6 +209,33 @@ func TestNetForms(t *testing.T) {
 	_ = from
 }
 
+// TestNetFormsNewOps: SOCKET (5.19) and SEND_ZC (6.0), where the kernel
+// has them (TestNetForms uses them too, and falls back without them).
+func TestNetFormsNewOps(t *testing.T) {
+	testutil.Require(t, uring.SupportsOp(sys.OpSocket))
+	testutil.Require(t, uring.SupportsOp(sys.OpSendZC))
+	ex := newExec(t)
+	a, b := socketPair(t)
+	var fd, n int
+	require.NoError(t, runTask(t, ex, func(tk *T) error {
+		var err error
+		if fd, err = tk.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0); err != nil {
+			return err
+		}
+		n, err = tk.SendZC(a, []byte("zero-copy"), 0)
+		return err
+	}))
+	defer unix.Close(fd)
+	st, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	require.NoError(t, err)
+	require.Equal(t, unix.SOCK_DGRAM, st)
+	require.Equal(t, 9, n)
+	got := make([]byte, 16)
+	m, err := unix.Read(b, got)
+	require.NoError(t, err)
+	require.Equal(t, "zero-copy", string(got[:m]))
+}
+
 func TestSplice(t *testing.T) {
 	ex := newExec(t)
 	r1, w1 := pipe(t)
@@ -198,6 +256,7 @@ func TestSplice(t *testing.T) {
 }
 
 func TestAwaitGeneric(t *testing.T) {
+	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
 	ex := newExec(t)
 	var res int32
 	err := runTask(t, ex, func(tk *T) error {

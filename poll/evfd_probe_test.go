@@ -1,0 +1,88 @@
+//go:build linux
+
+package poll
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+// TestEventfdDeferTaskrunProbe: a Core parked in the netpoller on the
+// eventfd of a DEFER_TASKRUN ring (forced, whatever the probe says) is
+// woken by each completion of a pipe read that a write makes ready — or,
+// on a kernel whose eventfd drops those signals after the first (Debian's
+// 6.12), sleeps through it until its timeout. The probe must say which
+// kind of kernel this is; the Core then leaves DEFER_TASKRUN out there,
+// which TestParkWake and task's GOMAXPROCS=1 ping-pong (a hang on 6.12
+// before) check end to end.
+func TestEventfdDeferTaskrunProbe(t *testing.T) {
+	testutil.Require(t, uring.SupportsSetupFlag(sys.SetupDeferTaskrun))
+	probe := eventfdSignalsDeferredWork()
+	require.True(t, probe == nil || probe == ErrEventfdDeferTaskrun, "the probe failed: %v", probe)
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := NewCore(CoreConfig{Entries: 8, DeferTaskrun: true, NetPark: true, forceDefer: true})
+	require.NoError(t, err)
+	defer func() {
+		require.True(t, c.CancelAll())
+		for !c.Quiet() {
+			_, _ = c.Ring().SubmitAndWaitTimeout(1, 10*time.Millisecond)
+			c.Reap()
+		}
+		require.NoError(t, c.Close())
+	}()
+	require.NotZero(t, c.Ring().SetupFlags()&sys.SetupDeferTaskrun)
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	defer pw.Close()
+	rfd := rawFd(t, pr)
+	buf := make([]byte, 1)
+	got := 0
+	h := HandlerFunc(func(cq *sys.CQE) {
+		if cq.Res == 1 {
+			got++
+		}
+	})
+	lost := 0
+	for round := 0; round < 3; round++ {
+		s, err := c.Ring().GetSQE()
+		require.NoError(t, err)
+		require.NoError(t, sqe.Read(s, rfd, buf, -1))
+		s.UserData = uint64(c.Acquire(h))
+		_, err = c.Ring().Submit()
+		require.NoError(t, err)
+		go func() {
+			for c.SleepState() != SleepNetpoll {
+				time.Sleep(100 * time.Microsecond)
+			}
+			_, _ = pw.Write([]byte{1})
+		}()
+		before := c.Stats().ParkTimeouts
+		for c.InFlight() > 0 {
+			require.NoError(t, c.ParkNetpoll(2*time.Second))
+			c.Reap()
+		}
+		if c.Stats().ParkTimeouts > before {
+			lost++
+		}
+	}
+	runtime.KeepAlive(buf)
+	require.Equal(t, 3, got, "every read completed")
+	if probe == nil {
+		require.Zero(t, lost, "the probe says the eventfd works, yet %d completions were slept through", lost)
+	} else {
+		require.NotZero(t, lost, "the probe says the eventfd loses wakeups, yet none was lost")
+	}
+	t.Logf("kernel %s: eventfd probe %v; wakeups lost %d of 3", uring.KernelRelease(), probe, lost)
+}
