@@ -215,7 +215,7 @@ func TestNetFormsNewOps(t *testing.T) {
 	testutil.Require(t, uring.SupportsOp(sys.OpSocket))
 	testutil.Require(t, uring.SupportsOp(sys.OpSendZC))
 	ex := newExec(t)
-	a, b := socketPair(t)
+	a, b := testutil.TCPPair(t) // zero-copy sends need TCP or UDP
 	var fd, n int
 	require.NoError(t, runTask(t, ex, func(tk *T) error {
 		var err error
