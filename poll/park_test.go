@@ -251,7 +251,7 @@ func exerciseAtGOMAXPROCS1(t *testing.T, st Strategy) Stats {
 		select {
 		case <-echo:
 		case <-ctx.Done():
-			t.Fatal("the echo read never completed")
+			t.Fatalf("the echo read never completed: %s", loopState(l))
 		}
 	}
 
@@ -260,7 +260,7 @@ func exerciseAtGOMAXPROCS1(t *testing.T, st Strategy) Stats {
 	select {
 	case <-got:
 	case <-ctx.Done():
-		t.Fatal("the read never completed")
+		t.Fatalf("the read never completed: %s", loopState(l))
 	}
 	require.Equal(t, "hi", string(buf[:2]))
 	return l.Stats()
@@ -426,4 +426,15 @@ func TestWallDo(t *testing.T) {
 		t.Logf("GOMAXPROCS=%d waiting=%-5v Do ns/op (median of %d rounds of %d): block %.0f park %.0f (park/block %.2fx)",
 			runtime.GOMAXPROCS(0), waiting, rounds, n, b, p, p/b)
 	}
+}
+
+// loopState describes a loop for a failure message: its ring's setup
+// flags, the eventfd probe's answer and its counters.
+func loopState(l *Loop) string {
+	var flags sys.SetupFlags
+	var sqf sys.SQRingFlags
+	var cqReady uint32
+	_ = l.Run(func() { flags, sqf, cqReady = l.Ring().SetupFlags(), l.Ring().SQFlags(), l.Ring().CQReady() })
+	return fmt.Sprintf("kernel %s, setup flags %v, SQ flags %v, CQ ready %d, eventfd probe %v, sleep state %d, stats %+v",
+		uring.KernelRelease(), flags, sqf, cqReady, eventfdSignalsDeferredWork(), l.c.SleepState(), l.Stats())
 }
