@@ -142,7 +142,8 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 }
 
 // TestDeferTaskrunIdleThenPrompt: an executor and a poll loop (with
-// DEFER_TASKRUN where the kernel has it, 6.1) idle for a second or two
+// DEFER_TASKRUN where they take it: from 6.1, not on kernels whose
+// eventfd drops its wakeups, 6.12) idle for a second or two
 // with a read in flight; data then arrives from another goroutine: the
 // read completes (the wakeup reaches the sleeping owner), and new work
 // from outside is served too. The loop's kernel waits last 30 s and each
@@ -160,8 +161,9 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 		ex, err := task.NewExecutor()
 		require.NoError(t, err)
 		closeAtEnd(t, "Executor", ex.Close)
-		require.Equal(t, deferTaskrun, ex.Ring().SetupFlags()&sys.SetupDeferTaskrun != 0,
-			"the executor uses DEFER_TASKRUN exactly where the probe has it")
+		used := ex.Ring().SetupFlags()&sys.SetupDeferTaskrun != 0
+		require.True(t, deferTaskrun || !used, "the executor uses DEFER_TASKRUN, which the probe says this kernel lacks")
+		t.Logf("DEFER_TASKRUN: %v", used)
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
 		h := task.SpawnOn(context.Background(), ex, func(tk *task.T) (int, error) { return tk.Read(pr, buf, task.CurrentPos) })
@@ -184,8 +186,9 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 		closeAtEnd(t, "Loop", l.Close)
 		var flags sys.SetupFlags
 		require.NoError(t, l.Run(func() { flags = l.Ring().SetupFlags() }))
-		require.Equal(t, deferTaskrun, flags&sys.SetupDeferTaskrun != 0,
-			"the loop uses DEFER_TASKRUN exactly where the probe has it")
+		used := flags&sys.SetupDeferTaskrun != 0
+		require.True(t, deferTaskrun || !used, "the loop uses DEFER_TASKRUN, which the probe says this kernel lacks")
+		t.Logf("DEFER_TASKRUN: %v", used)
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 8)
 		got := make(chan poll.Result, 1)
