@@ -3,6 +3,7 @@
 package task
 
 import (
+	"context"
 	"io"
 	"net"
 	"os"
@@ -194,10 +195,11 @@ func (s *sock) opErr(op string, err error) error {
 	return &net.OpError{Op: op, Net: s.net, Source: s.laddr, Addr: s.raddr, Err: err}
 }
 
-// close interrupts the requests in flight, waits for both directions and
-// the guarded calls, and closes the fd; more runs under both mutexes
-// before the fd goes (a Conn's pipes). net.ErrClosed when already closed.
-func (s *sock) close(more func()) error {
+// close interrupts the requests in flight (and what interrupt stops: a
+// Conn's splice chain), waits for both directions and the guarded calls,
+// and closes the fd; more runs under both mutexes before the fd goes (a
+// Conn's pipes). net.ErrClosed when already closed.
+func (s *sock) close(interrupt, more func()) error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return net.ErrClosed
 	}
@@ -207,6 +209,9 @@ func (s *sock) close(more func()) error {
 		if r.inflight.Load() {
 			s.ex.post(remoteMsg{kind: msgConnCancel, req: r})
 		}
+	}
+	if interrupt != nil {
+		interrupt()
 	}
 	s.g.close()
 	s.rmu.Lock()
@@ -281,7 +286,8 @@ func (s *sock) guarded(op string, fn func(fd int) error) error {
 // direction (see sock).
 type Conn struct {
 	sock
-	rpipe, wpipe splicePipe // ReadFrom/WriteTo's pipes: under rmu / wmu
+	rpipe, wpipe splicePipe                         // ReadFrom/WriteTo's pipes: under rmu / wmu
+	chainCancel  atomic.Pointer[context.CancelFunc] // the splice chain in flight (spliceChains)
 }
 
 func newConn(ex *Executor, fd int, network string, laddr, raddr net.Addr) *Conn {
@@ -331,7 +337,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 
 // Close interrupts reads and writes in flight and closes the socket.
 func (c *Conn) Close() error {
-	err := c.close(func() {
+	err := c.close(c.cancelChain, func() {
 		c.rpipe.close()
 		c.wpipe.close()
 	})
@@ -348,13 +354,21 @@ func (c *Conn) LocalAddr() net.Addr { return c.laddr }
 func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
 
 // SetDeadline sets both deadlines; a wait in flight sees the new one.
-func (c *Conn) SetDeadline(t time.Time) error { return c.setDeadlines(t, true, true) }
+func (c *Conn) SetDeadline(t time.Time) error {
+	err := c.setDeadlines(t, true, true)
+	c.cancelChain() // it goes on under the new deadline
+	return err
+}
 
 // SetReadDeadline sets the read deadline; a past one unblocks a Read.
 func (c *Conn) SetReadDeadline(t time.Time) error { return c.setDeadlines(t, true, false) }
 
-// SetWriteDeadline sets the write deadline.
-func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadlines(t, false, true) }
+// SetWriteDeadline sets the write deadline (of Write and ReadFrom).
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	err := c.setDeadlines(t, false, true)
+	c.cancelChain()
+	return err
+}
 
 // connStart submits r's operation (executor thread).
 func (ex *Executor) connStart(r *connReq) {

@@ -229,7 +229,7 @@ func (pc *PacketConn) sendmsg(fn string, b []byte, addr net.Addr, put func(*[128
 
 // Close interrupts receives and sends in flight and closes the socket.
 func (pc *PacketConn) Close() error {
-	if err := pc.close(nil); err != nil {
+	if err := pc.close(nil, nil); err != nil {
 		return pc.opErr("close", err)
 	}
 	return nil

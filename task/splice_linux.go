@@ -11,10 +11,12 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -230,8 +232,10 @@ func (c *Conn) spliceFrom(r io.Reader) (n int64, err error, handled bool) {
 	return n, err, handled
 }
 
-// spliceFromFd moves up to remain bytes of the file into c, both halves
-// through c's write request (its deadline and Close apply).
+// spliceFromFd moves up to remain bytes of the file into c: the part the
+// file's size covers in linked chains (spliceChains), the rest (a file
+// that grew, or a chain that ended early) one splice at a time through c's
+// write request (its deadline and Close apply).
 func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -242,6 +246,11 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 	if err := p.get(); err != nil {
 		return 0, err
 	}
+	written, err := c.spliceChains(p, ff, remain)
+	if err != nil || written == remain {
+		return written, err
+	}
+	remain -= written
 	r := &c.wr
 	fill := func(n uint32) (int, error) {
 		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = ff.fd, ff.off, p.w, -1, n
@@ -253,7 +262,121 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, c.fd, -1, uint32(n)
 		return c.io(r, "splice", reqSplice, nil)
 	}
-	return pump(p, remain, fill, drain, true)
+	n, err := pump(p, remain, fill, drain, written == 0)
+	return written + n, err
+}
+
+// chainPairs is how many file-to-pipe-to-socket pairs one chain links: 8
+// MiB per submit and wait with 1 MiB pipes.
+const chainPairs = 8
+
+// spliceChains sends the file's bytes from its offset up to remain (or
+// its size) into c as IOSQE_IO_LINK chains of SPLICE pairs (file to pipe,
+// pipe to socket), each chain one task on c's executor: the io-wq worker
+// runs a chain's splices back to back, and the caller waits once per
+// chain instead of twice per pipeful. Every length is exact (the first
+// pipeful ends on a page boundary, so each fills the pipe's page slots),
+// so only the file's end or an error breaks a chain; then the bytes left
+// in the pipe are dropped and the offset stays after the bytes sent.
+// Close and the write deadline cancel a chain (ASYNC_CANCEL of its ops).
+func (c *Conn) spliceChains(p *splicePipe, ff *fdFile, remain int64) (int64, error) {
+	var st syscall.Stat_t
+	if osfd.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return 0, nil
+	}
+	remain = min(remain, st.Size-ff.off)
+	page := int64(os.Getpagesize())
+	psz := int64(p.size) &^ (page - 1)
+	var written int64
+	for remain > 0 {
+		if c.closed.Load() {
+			return written, net.ErrClosed
+		}
+		dl := c.wr.dl.Load()
+		if dl != 0 && time.Now().UnixNano() >= dl {
+			return written, os.ErrDeadlineExceeded
+		}
+		ops := make([]Op, 0, 2*chainPairs)
+		lens := make([]int64, 0, chainPairs)
+		off := ff.off
+		for len(lens) < chainPairs && remain > 0 {
+			n := min(remain, psz-off%page)
+			o := off
+			ops = append(ops,
+				SQEOp(func(s *sys.SQE) { _ = sqe.Splice(s, ff.fd, o, p.w, -1, uint32(n), 0) }),
+				SQEOp(func(s *sys.SQE) { _ = sqe.Splice(s, p.r, -1, c.fd, -1, uint32(n), 0) }))
+			lens = append(lens, n)
+			off += n
+			remain -= n
+		}
+		seq := c.wr.seq.Load()
+		ctx, cancel := context.WithCancel(context.Background())
+		if dl != 0 {
+			ctx, cancel = context.WithDeadline(context.Background(), time.Unix(0, dl))
+		}
+		c.chainCancel.Store(&cancel)
+		if c.closed.Load() || c.wr.seq.Load() != seq {
+			cancel() // Close or SetWriteDeadline came before the store
+		}
+		res, _ := call(ctx, c.ex, func(t *T) ([]Result, error) { return t.Link(ops...) })
+		c.chainCancel.Store(nil)
+		cancel()
+		if len(res) == 0 {
+			res = make([]Result, len(ops)) // the chain never ran
+			for i := range res {
+				res[i].Res = -int32(unix.ECANCELED)
+			}
+		}
+		sent, whole := int64(0), true
+		var errno unix.Errno
+		for i, n := range lens {
+			in, out := res[2*i].Res, res[2*i+1].Res
+			if out > 0 {
+				sent += int64(out)
+			}
+			if int64(in) == n && int64(out) == n {
+				continue
+			}
+			whole = false
+			for _, r := range []int32{in, out} {
+				if r < 0 && r != -int32(unix.ECANCELED) && errno == 0 {
+					errno = unix.Errno(-r)
+				}
+			}
+			break
+		}
+		if written == 0 && sent > 0 {
+			spliced.Add(1)
+		}
+		written += sent
+		ff.off += sent
+		if whole {
+			continue
+		}
+		p.close() // what the chain left in the pipe goes
+		if err := p.get(); err != nil {
+			return written, err
+		}
+		switch {
+		case c.closed.Load():
+			return written, net.ErrClosed
+		case errno != 0 && errno != unix.EINTR && !(errno >= errRestartSys && errno <= errRestartBlock):
+			return written, os.NewSyscallError("splice", errno)
+		case c.wr.seq.Load() != seq:
+			continue // a new deadline: go on under it
+		case dl != 0 && time.Now().UnixNano() >= dl:
+			return written, os.ErrDeadlineExceeded
+		}
+		return written, nil // the file ended early: the caller goes on one splice at a time
+	}
+	return written, nil
+}
+
+// cancelChain cancels the splice chain in flight, if any.
+func (c *Conn) cancelChain() {
+	if f := c.chainCancel.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // fillFromSock is a pump fill from socket s through its read request: it

@@ -343,3 +343,59 @@ func TestConnReadFromInterrupted(t *testing.T) {
 		t.Fatal("Close did not end a ReadFrom blocked in splice")
 	}
 }
+
+// A copy asked for more than the file holds sends the file and stops at
+// its end (the linked chain broken by the short splice, the rest one
+// splice at a time), as net's sendfile does; a copy from an offset not on
+// a page boundary, and from past the end, too.
+func TestConnReadFromFileEnds(t *testing.T) {
+	rt := newRuntime(t, 1)
+	data := randomData(9<<20+333, 5)
+	p := writeTemp(t, data)
+	for _, tc := range []struct {
+		start, limit int64
+	}{{0, int64(len(data)) + 100}, {12345, 1 << 40}, {int64(len(data)), 10}, {int64(len(data)) + 5, 10}, {4096, 8 << 20}} {
+		f, err := rt.OpenFile(p, os.O_RDONLY, 0)
+		require.NoError(t, err)
+		_, err = f.Seek(tc.start, io.SeekStart)
+		require.NoError(t, err)
+		d, a := pairOf(t, rtListen(rt), netDial, "tcp")
+		got := readAllAsync(d)
+		lr := &io.LimitedReader{R: f, N: tc.limit}
+		n, err := a.(*Conn).ReadFrom(lr)
+		require.NoError(t, err)
+		start := min(tc.start, int64(len(data)))
+		want := data[start:min(start+tc.limit, int64(len(data)))]
+		require.EqualValues(t, len(want), n, "from %d, up to %d", tc.start, tc.limit)
+		require.Equal(t, tc.limit-n, lr.N)
+		pos, _ := f.Seek(0, io.SeekCurrent)
+		require.Equal(t, max(tc.start, start+n), pos)
+		require.NoError(t, a.Close())
+		b := <-got
+		require.Equal(t, sha256.Sum256(want), sha256.Sum256(b))
+		require.NoError(t, f.Close())
+	}
+}
+
+// A write deadline moved later while a copy waits on a peer that does not
+// read keeps it going until the new deadline, not the old one.
+func TestConnReadFromDeadlineMoved(t *testing.T) {
+	rt := newRuntime(t, 1)
+	p := writeTemp(t, randomData(48<<20, 6))
+	f, err := rt.OpenFile(p, os.O_RDONLY, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	_, a := pairOf(t, rtListen(rt), netDial, "tcp")
+	c := a.(*Conn)
+	require.NoError(t, c.SetWriteDeadline(time.Now().Add(100*time.Millisecond)))
+	moved := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		later := time.Now().Add(400 * time.Millisecond)
+		c.SetWriteDeadline(later)
+		moved <- later
+	}()
+	_, err = c.ReadFrom(f)
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	require.False(t, time.Now().Before(<-moved), "the copy ended before its new deadline")
+}
