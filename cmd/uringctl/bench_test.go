@@ -104,16 +104,17 @@ func TestBenchWorkloadsJSON(t *testing.T) {
 		"randread": {"--size", "8M", "--qd", "1,4", "--duration", "20ms", "--dir", dir},
 		// Network runs get 200 ms: under an emulated kernel (the qemu VMs)
 		// a 20 ms run may see no round trip at all.
-		"tcprecv":  {"--sizes", "512", "--duration", "200ms"},
-		"http":     {"--executors", "1", "--duration", "200ms", "--conns", "2"},
-		"echo":     {"--conns", "2", "--duration", "200ms"},
-		"spawn":    {"--n", "1000"},
-		"switch":   {"--n", "1000"},
-		"channel":  {"--pairs", "1,2", "--n", "2000"},
-		"chain":    {"--depth", "10", "--n", "10"},
-		"collect":  {"--n", "100", "--depth", "5"},
-		"overhead": {"--qd", "1,4", "--duration", "20ms"},
-		"http-std": {"--executors", "1", "--duration", "200ms", "--conns", "2"},
+		"tcprecv":    {"--sizes", "512", "--duration", "200ms"},
+		"http":       {"--executors", "1", "--duration", "200ms", "--conns", "2"},
+		"echo":       {"--conns", "2", "--duration", "200ms"},
+		"spawn":      {"--n", "1000"},
+		"switch":     {"--n", "1000"},
+		"channel":    {"--pairs", "1,2", "--n", "2000"},
+		"chain":      {"--depth", "10", "--n", "10"},
+		"collect":    {"--n", "100", "--depth", "5"},
+		"overhead":   {"--qd", "1,4", "--duration", "20ms"},
+		"http-std":   {"--executors", "1", "--duration", "200ms", "--conns", "2"},
+		"serve-file": {"--size", "8M", "--duration", "200ms", "--conns", "1", "--dir", dir},
 	}
 	for _, w := range bench.Workloads() {
 		args, ok := cases[w.Name]
