@@ -355,7 +355,7 @@ func (rt *Runtime) dialOne(ctx context.Context, network string, ap netip.AddrPor
 		_, err = call(ctx, ex, func(t *T) (struct{}, error) { return struct{}{}, t.Connect(fd, ap) })
 		if err != nil {
 			_ = sys.Close(fd)
-			return nil, connectErr(ctx, err)
+			return nil, connectErr(err)
 		}
 		laddr, err := localAddr(fd, network)
 		if err != nil {
@@ -374,11 +374,13 @@ func (rt *Runtime) dialOne(ctx context.Context, network string, ap netip.AddrPor
 
 // connectErr is net's form of a failed connect: the context's error, or
 // the errno as an *os.SyscallError.
-func connectErr(ctx context.Context, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		if cerr := ctx.Err(); cerr != nil {
-			return mapCtxErr(cerr)
-		}
+func connectErr(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		// Also when the ring's LINK_TIMEOUT fired before ctx's own timer.
+		return mapCtxErr(context.DeadlineExceeded)
+	case errors.Is(err, context.Canceled):
+		return mapCtxErr(context.Canceled)
 	}
 	var errno unix.Errno
 	if errors.As(err, &errno) {
