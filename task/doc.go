@@ -27,10 +27,14 @@
 //   - A *T is used only by its own task, on its executor's thread. Channels,
 //     groups and handles are bound to one executor; ordinary goroutines reach
 //     an executor through Runtime's blocking calls (which take a context),
-//     SpawnOn/Handle.Wait, the bridges to Go channels, and the net.Conn
-//     adapter (Runtime.Listen, Runtime.Dial: each direction's RECV/SEND is
-//     posted to the executor and submitted directly, no task per call;
-//     never use a Conn from a task).
+//     SpawnOn/Handle.Wait, the bridges to Go channels, and the net and os
+//     adapters, which behave like net's and os's (Runtime.Listen,
+//     Runtime.Dial and Conn with *net.TCPConn's method set for tcp and unix;
+//     Runtime.ListenPacket and PacketConn for udp and unixgram;
+//     Runtime.OpenFile and File: each direction's RECV/SEND/RECVMSG/SENDMSG
+//     is posted to the executor and submitted directly, no task per call;
+//     io.Copy between Conns, Files and regular *os.Files goes through
+//     SPLICE; never use them from a task).
 //   - Memory: every buffer, iovec, msghdr, sockaddr, timespec and path of an
 //     operation stays referenced by the executor and pinned (runtime.Pinner)
 //     until the operation's last CQE, cancelled operations included. An fd
