@@ -10,18 +10,22 @@
 // task parks, the executor submits in batches, reaps, and resumes it with the
 // result. Nested awaits are plain function calls.
 //
-// An executor with nothing to run checks the ring briefly (WithSpin), then
-// parks its goroutine in Go's netpoller on an eventfd registered with the
-// ring (notifications off while busy, IORING_CQ_EVENTFD_DISABLED): its
-// thread sleeps and its P runs the process's other goroutines, so
-// executors never starve them, even at GOMAXPROCS=1. Posts from other
-// goroutines wake a parked executor with an eventfd write.
-// WithKernelWait restores the wait in io_uring_enter. Handing the locked
-// thread off and back costs tens of µs, more than fast storage takes, so
-// while the process has more Ps than executors and the recent waits for
-// completions were short, an executor spins a little longer and then
-// waits in io_uring_enter instead (spin_linux.go); long waits (an idle
-// server) park again.
+// The executor is a scheduler (coroutines, run queue, channels, groups,
+// contexts) on a poll.Core, which holds everything about completions: the
+// slots and their generations, reap and dispatch, the inbox of work other
+// goroutines post, and the sleep/wake protocol (see package poll for what
+// it guarantees). An executor with nothing to run checks the ring briefly
+// (WithSpin), then parks its goroutine in Go's netpoller on an eventfd
+// registered with the ring: its thread sleeps and its P runs the process's
+// other goroutines, so executors never starve them, even at GOMAXPROCS=1.
+// WithKernelWait restores the wait in io_uring_enter. While the process
+// has more Ps than executors and the recent waits for completions were
+// short, an executor spins a little longer and then waits in
+// io_uring_enter instead (poll.Core.Wait); long waits park again.
+//
+// Calls that block until an executor acts (Run, Do, Handle.Wait, Close,
+// the Runtime's methods) return ErrWouldDeadlock when made from a task of
+// that executor, instead of waiting for themselves.
 //
 // Contract:
 //   - A *T is used only by its own task, on its executor's thread. Channels,
@@ -69,12 +73,8 @@
 //   - Do not call runtime.Goexit (t.FailNow in tests) inside a task, nor
 //     LockOSThread/UnlockOSThread: coroutines share the executor's thread.
 //
-// user_data of every SQE is slot index (low 32 bits) and generation (high 32
-// bits), so a stale CQE is recognised; indices >= 0xFFFFFF00 are internal.
-//
-// Completions are reaped directly from the Ring with Ring.Reap into a
-// preallocated []sys.CQE: the poll package was not available when this
-// package was written, and the executor interleaves reaping with its own
-// scheduling decisions (it polls inline from a parking task when nothing
-// else is runnable, which poll.Loop's callback shape does not allow).
+// user_data of every SQE is the token of a poll.Core slot (index and
+// generation), so a stale CQE is recognised there; the executor's own SQEs
+// (cancels, closes of abandoned fds, link timeouts) carry
+// poll.IgnoreUserData.
 package task
