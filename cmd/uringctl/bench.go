@@ -25,7 +25,7 @@ func init() {
 func benchUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `usage: uringctl bench NAME [flags]
 
-Runs workload NAME (see shared/BENCHMARKS.md) as a sweep. Every point is
+Runs workload NAME (see docs/BENCHMARKS.md) as a sweep. Every point is
 measured beside its Go-standard-library baseline in the same run,
 alternating project and baseline --reps times; the medians and their ratio
 are reported (ratio > 1: the project is better, whatever the unit). Peers

@@ -3,7 +3,7 @@
 // alternating project and baseline runs rep by rep, and reports the median of
 // each and their ratio (these machines are shared and noisy: a ratio measured
 // side by side means more than an absolute number). See
-// shared/BENCHMARKS.md for the workloads and their goals.
+// docs/BENCHMARKS.md for the workloads and their goals.
 //
 // Output: Point is the schema of one measured point (the --json output, one
 // object per line); WriteTable prints points as a table; WriteSVG draws a
