@@ -107,14 +107,14 @@ func Getsockname(s *sys.SQE, fd int, sa *unix.RawSockaddrAny, salen *uint32, pee
 
 // UringCmd prepares a driver command cmdOp on fd (a char device, NVMe
 // generic device, socket, ...) whose first len(cmd) <= 16 command bytes are
-// cmd, copied into the SQE: IORING_OP_URING_CMD, Linux 5.19. What memory
-// the kernel holds is the driver's contract.
+// cmd, copied into the SQE: io_uring_prep_uring_cmd(3), IORING_OP_URING_CMD,
+// Linux 5.19. What memory the kernel holds is the driver's contract.
 func UringCmd(s *sys.SQE, fd int, cmdOp uint32, cmd []byte) error {
 	if err := checkFd("UringCmd", "fd", fd); err != nil {
 		return err
 	}
 	if len(cmd) > 16 {
-		return argErr("UringCmd", "len(cmd)", "= "+strconv.Itoa(len(cmd))+" exceeds 16 (use UringCmd128 on an SQE128 ring)")
+		return argErr("UringCmd", "len(cmd)", "= "+strconv.Itoa(len(cmd))+" exceeds 16 (use UringCmdSQE128 on an SQE128 ring)")
 	}
 	prep(s, sys.OpUringCmd, fd, 0, 0, uint64(cmdOp))
 	var b [16]byte
@@ -124,20 +124,46 @@ func UringCmd(s *sys.SQE, fd int, cmdOp uint32, cmd []byte) error {
 	return nil
 }
 
-// UringCmd128 is UringCmd on a 128-byte SQE (rings set up with SQE128),
-// with up to 80 command bytes: IORING_OP_URING_CMD, Linux 5.19.
+// UringCmdSQE128 is UringCmd on a 128-byte SQE of a ring set up with
+// SQE128, with up to 80 command bytes: io_uring_prep_uring_cmd(3) on an
+// SQE of such a ring, IORING_OP_URING_CMD, Linux 5.19 (NVMe passthrough
+// needs it). On SQE_MIXED rings (6.19) a 128-byte command needs its own
+// opcode: UringCmd128.
+func UringCmdSQE128(s *sys.SQE128, fd int, cmdOp uint32, cmd []byte) error {
+	return uringCmdBig("UringCmdSQE128", s, sys.OpUringCmd, fd, cmdOp, cmd)
+}
+
+// UringCmd128 prepares a driver command cmdOp on fd in a 128-byte SQE, with
+// up to 80 command bytes: io_uring_prep_uring_cmd128(3),
+// IORING_OP_URING_CMD128, Linux 6.19. It is the form for SQE_MIXED rings,
+// where it takes two SQE slots (it works on SQE128 rings too); older
+// kernels answer EINVAL, and there UringCmdSQE128 on an SQE128 ring does
+// the same. What memory the kernel holds is the driver's contract.
 func UringCmd128(s *sys.SQE128, fd int, cmdOp uint32, cmd []byte) error {
-	if err := checkFd("UringCmd128", "fd", fd); err != nil {
+	return uringCmdBig("UringCmd128", s, sys.OpUringCmd128, fd, cmdOp, cmd)
+}
+
+func uringCmdBig(fn string, s *sys.SQE128, op sys.Op, fd int, cmdOp uint32, cmd []byte) error {
+	if err := checkFd(fn, "fd", fd); err != nil {
 		return err
 	}
 	if len(cmd) > 80 {
-		return argErr("UringCmd128", "len(cmd)", "= "+strconv.Itoa(len(cmd))+" exceeds 80")
+		return argErr(fn, "len(cmd)", "= "+strconv.Itoa(len(cmd))+" exceeds 80")
 	}
 	var b [80]byte
 	copy(b[:], cmd)
-	prep(&s.SQE, sys.OpUringCmd, fd, 0, 0, uint64(cmdOp))
+	prep(&s.SQE, op, fd, 0, 0, uint64(cmdOp))
 	s.Addr3 = binary.LittleEndian.Uint64(b[0:8])
 	s.Pad2 = binary.LittleEndian.Uint64(b[8:16])
 	copy(s.Cmd[:], b[16:])
 	return nil
+}
+
+// Nop128 prepares a no-op in a 128-byte SQE: io_uring_prep_nop128(3),
+// IORING_OP_NOP128, Linux 6.19. On an SQE_MIXED ring it takes two SQE
+// slots; it works on SQE128 rings too. Older kernels answer EINVAL. It
+// writes all 128 bytes.
+func Nop128(s *sys.SQE128) {
+	prep(&s.SQE, sys.OpNop128, -1, 0, 0, 0)
+	s.Cmd = [64]byte{}
 }

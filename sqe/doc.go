@@ -1,6 +1,7 @@
 // Package sqe prepares io_uring submission queue entries: one typed builder
-// per opcode of Linux 6.18 (IORING_OP_NOP through IORING_OP_PIPE) and its
-// common variants, plus modifiers for the SQE flags.
+// per opcode of Linux 6.18 (IORING_OP_NOP through IORING_OP_PIPE) and of
+// 6.19 (NOP128, URING_CMD128), their common variants and every
+// io_uring_prep_* helper of liburing, plus modifiers for the SQE flags.
 //
 // # Use
 //

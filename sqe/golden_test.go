@@ -246,16 +246,27 @@ func TestGoldenTimespec(t *testing.T) {
 }
 
 func TestUringCmd128(t *testing.T) {
-	var s sys.SQE128
 	cmd := make([]byte, 80)
 	for i := range cmd {
 		cmd[i] = byte(i + 1)
 	}
-	require.NoError(t, sqe.UringCmd128(&s, 3, 9, cmd))
-	require.Equal(t, sys.OpUringCmd, s.Opcode)
-	require.Equal(t, uint64(9), s.Off)
-	require.Equal(t, uint64(0x0807060504030201), s.Addr3)
-	require.Equal(t, uint64(0x100f0e0d0c0b0a09), s.Pad2)
-	require.Equal(t, cmd[16:], s.Cmd[:])
-	require.Error(t, sqe.UringCmd128(&s, 3, 9, make([]byte, 81)))
+	for _, c := range []struct {
+		name  string
+		build func(s *sys.SQE128, fd int, cmdOp uint32, cmd []byte) error
+		op    sys.Op
+	}{
+		{"UringCmdSQE128", sqe.UringCmdSQE128, sys.OpUringCmd},
+		{"UringCmd128", sqe.UringCmd128, sys.OpUringCmd128},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s sys.SQE128
+			require.NoError(t, c.build(&s, 3, 9, cmd))
+			require.Equal(t, c.op, s.Opcode)
+			require.Equal(t, uint64(9), s.Off)
+			require.Equal(t, uint64(0x0807060504030201), s.Addr3)
+			require.Equal(t, uint64(0x100f0e0d0c0b0a09), s.Pad2)
+			require.Equal(t, cmd[16:], s.Cmd[:])
+			require.EqualError(t, c.build(&s, 3, 9, make([]byte, 81)), "sqe: "+c.name+": len(cmd) = 81 exceeds 80")
+		})
+	}
 }

@@ -107,7 +107,7 @@ func invalids() []invalid {
 		{func(s *sys.SQE) error { return sqe.Getsockname(s, 3, new(unix.RawSockaddrAny), nil, true) }, "sqe: Getsockname: salen is nil"},
 		{func(s *sys.SQE) error { return sqe.Getsockname(s, -1, new(unix.RawSockaddrAny), new(uint32), true) }, "sqe: Getsockname: fd = -1 is negative"},
 		{func(s *sys.SQE) error { return sqe.Getsockopt(s, 3, -1, 0, nil) }, "sqe: Getsockopt: level = -1 is out of range"},
-		{func(s *sys.SQE) error { return sqe.UringCmd(s, 3, 0, make([]byte, 17)) }, "sqe: UringCmd: len(cmd) = 17 exceeds 16 (use UringCmd128 on an SQE128 ring)"},
+		{func(s *sys.SQE) error { return sqe.UringCmd(s, 3, 0, make([]byte, 17)) }, "sqe: UringCmd: len(cmd) = 17 exceeds 16 (use UringCmdSQE128 on an SQE128 ring)"},
 		{func(s *sys.SQE) error { return sqe.Ftruncate(s, 3, -1) }, "sqe: Ftruncate: length = -1 is negative"},
 		{func(s *sys.SQE) error { return sqe.Fallocate(s, 3, 0, -1, 0) }, "sqe: Fallocate: off = -1 is negative"},
 		{func(s *sys.SQE) error { return sqe.FixedFile(s, 1<<20) }, "sqe: FixedFile: slot = 1048576 exceeds MaxSlot (1048575)"},
