@@ -3,6 +3,7 @@
 package reg
 
 import (
+	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/internal/offheap"
 	"github.com/pure-uring/uring/sys"
 )
@@ -154,7 +155,7 @@ func (r *BufRing) Advance(n int) {
 	// Release store: pairs with the kernel's smp_load_acquire(&br->tail) in
 	// io_ring_buffer_select/io_ring_buffers_peek, so the entries written by
 	// Add are visible before the new tail is.
-	offheap.StoreRelease16(&r.bufs[0].Resv, r.tail)
+	atomicx.StoreRelease16(&r.bufs[0].Resv, r.tail)
 }
 
 // Recycle adds buf as bid at the tail and publishes it.

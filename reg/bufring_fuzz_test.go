@@ -5,6 +5,7 @@ package reg
 import (
 	"testing"
 
+	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/internal/offheap"
 	"github.com/pure-uring/uring/sys"
 )
@@ -39,7 +40,7 @@ func FuzzBufRingIndex(f *testing.F) {
 				if i > 0 && r.Tail() != want {
 					t.Fatalf("step %d: tail %d, want %d", k, r.Tail(), want)
 				}
-				if i > 0 && offheap.LoadAcquire16(&r.bufs[0].Resv) != want {
+				if i > 0 && atomicx.LoadAcquire16(&r.bufs[0].Resv) != want {
 					t.Fatalf("step %d: published tail %d, want %d", k, r.bufs[0].Resv, want)
 				}
 				continue

@@ -1,4 +1,4 @@
-package offheap
+package atomicx
 
 import (
 	"sync/atomic"
