@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/reg"
-	"github.com/pure-uring/uring/sys"
 )
 
 // Sleep states (Core.sleeping). A waker that swaps a sleep state back to
@@ -112,7 +112,7 @@ func (c *Core) ParkIdle() {
 // its notifications off (IORING_CQ_EVENTFD_DISABLED) until the owner
 // parks.
 func (c *Core) startNetPark() error {
-	f, fd, err := sys.Eventfd("poll-core-eventfd")
+	f, fd, err := fdio.Eventfd("poll-core-eventfd")
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sqe"
-	"github.com/pure-uring/uring/sys"
 )
 
 // wakeFd ends a sleep in io_uring_enter on every kernel: the Core keeps a
@@ -26,7 +26,7 @@ type wakeFd struct {
 }
 
 func (w *wakeFd) open() error {
-	f, fd, err := sys.Eventfd("poll-core-wake")
+	f, fd, err := fdio.Eventfd("poll-core-wake")
 	if err != nil {
 		return err
 	}

@@ -58,13 +58,3 @@ func Close(fd int) error { return os.NewSyscallError("close", errNoSys) }
 func MmapFixedAnon(b []byte) error { return nil }
 
 func Gettid() int { return 0 }
-
-func Eventfd(name string) (*os.File, int, error) {
-	return nil, -1, os.NewSyscallError("eventfd2", errNoSys)
-}
-
-func RecvNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
-
-func SendNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
-
-func PreadNowait(fd int, b []byte, off int64) (int, error) { return 0, errNoSys }

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/internal/fdio"
 )
 
 // cachedFile writes 64 KiB of a pattern to a new file, which stays in
@@ -41,7 +41,7 @@ func cachedFile(t *testing.T) (*os.File, []byte) {
 func requireNowait(t *testing.T, fd int) {
 	t.Helper()
 	buf := make([]byte, 512)
-	_, err := sys.PreadNowait(fd, buf, 0)
+	_, err := fdio.PreadNowait(fd, buf, 0)
 	if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EOPNOTSUPP) {
 		var st unix.Statfs_t
 		_ = unix.Fstatfs(fd, &st)

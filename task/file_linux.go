@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/osfd"
-	"github.com/pure-uring/uring/sys"
 )
 
 // File is a file whose reads and writes go through the runtime. It
@@ -95,7 +95,7 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	defer f.g.end()
 	done := 0
 	if f.cached && len(b) > 0 {
-		n, err := sys.PreadNowait(f.fd, b, off)
+		n, err := fdio.PreadNowait(f.fd, b, off)
 		switch {
 		case err != nil: // EAGAIN (not cached) or an error the ring reports
 		case n == len(b):

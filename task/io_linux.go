@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -96,7 +97,7 @@ func (t *T) Read(fd int, buf []byte, off int64) (int, error) {
 // not stop those from waiting for the device, on the executor's thread.
 func (t *T) ReadCached(fd int, buf []byte, off int64) (int, error) {
 	if len(buf) > 0 && t.alone() && t.direct() {
-		if n, err := sys.PreadNowait(fd, buf, off); err == nil {
+		if n, err := fdio.PreadNowait(fd, buf, off); err == nil {
 			t.ex.stats.cacheHits++
 			return n, nil
 		}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -143,7 +144,7 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 	// Tried directly only when the last recv left data behind (a full
 	// buffer, or CQE_F_SOCK_NONEMPTY): a ping-pong's EAGAIN costs a syscall.
 	if flags == 0 && len(buf) > 0 && !t.recvDrained && t.direct() {
-		n, err := sys.RecvNonblock(fd, buf)
+		n, err := fdio.RecvNonblock(fd, buf)
 		if done, err := directDone("recv", fd, err); done {
 			t.recvDrained = n < len(buf)
 			return n, err
@@ -165,7 +166,7 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 // Send sends buf (IORING_OP_SEND, 5.6); MSG_NOSIGNAL is added.
 func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
 	if flags == 0 && len(buf) > 0 && t.direct() {
-		n, err := sys.SendNonblock(fd, buf)
+		n, err := fdio.SendNonblock(fd, buf)
 		if done, err := directDone("send", fd, err); done {
 			return n, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -173,9 +174,9 @@ func (s *sock) awaitSplice(r *connReq) {
 // reused under the syscall.
 func (s *sock) direct(op reqOp, name string, b []byte) (n int, err error, done bool) {
 	if op == reqSend {
-		n, err = sys.SendNonblock(s.fd, b)
+		n, err = fdio.SendNonblock(s.fd, b)
 	} else {
-		n, err = sys.RecvNonblock(s.fd, b)
+		n, err = fdio.RecvNonblock(s.fd, b)
 	}
 	if err == nil {
 		return n, nil, true

@@ -1,0 +1,76 @@
+//go:build linux
+
+package fdio
+
+import (
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Eventfd returns a non-blocking, close-on-exec eventfd as a pollable
+// *os.File (os.NewFile registers a non-blocking fd with Go's netpoller, so
+// a Read parks the goroutine, not its thread) and its descriptor, for
+// IORING_REGISTER_EVENTFD. Never call the file's Fd method: it makes the
+// descriptor blocking.
+func Eventfd(name string) (*os.File, int, error) {
+	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, -1, os.NewSyscallError("eventfd2", err)
+	}
+	return os.NewFile(uintptr(fd), name), fd, nil
+}
+
+// RecvNonblock receives into b from a socket without blocking
+// (recv(2) with MSG_DONTWAIT), for callers that try the socket before
+// queueing a ring request: EAGAIN means "nothing yet". The error is the
+// bare unix.Errno so that the EAGAIN path allocates nothing.
+func RecvNonblock(fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(p), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// PreadNowait reads into b at off (-1: the file position) without
+// waiting (preadv2(2) with RWF_NOWAIT, Linux 4.14): it returns what the page
+// cache holds now, possibly short, or EAGAIN when the read would have to
+// wait for the device or a lock. For buffered files: on an O_DIRECT file
+// RWF_NOWAIT only avoids lock waits and the call still waits for the
+// device. The error is the bare unix.Errno so the EAGAIN path allocates
+// nothing.
+func PreadNowait(fd int, b []byte, off int64) (int, error) {
+	var iov unix.Iovec
+	if len(b) > 0 {
+		iov.Base = &b[0]
+		iov.SetLen(len(b))
+	}
+	// pos_l, pos_h: the high half is only used where long is 32 bits.
+	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	n, _, errno := unix.Syscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_NOWAIT)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// SendNonblock sends b on a socket without blocking (send(2) with
+// MSG_DONTWAIT|MSG_NOSIGNAL); EAGAIN means the socket buffer is full. The
+// error is the bare unix.Errno.
+func SendNonblock(fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(len(b)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}

@@ -1,0 +1,9 @@
+package fdio_test
+
+import (
+	"testing"
+
+	"github.com/pure-uring/uring/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
