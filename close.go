@@ -110,7 +110,7 @@ func (l *lifetime) signalWaiters() {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	for _, tid := range l.waiters {
-		if sys.Tgkill(int(tid), syscall.SIGURG) == nil {
+		if sys.Tgkill(int(tid), sys.SigPreempt) == nil {
 			l.signals.Add(1)
 		}
 	}
