@@ -237,9 +237,12 @@ func (r *Ring) postWakes(ud uint64, n uint32) error {
 // postCQEs is the one ring-less post into r: n times the MSG_RING msg
 // (its Fd set here). The caller holds a reference.
 func (r *Ring) postCQEs(msg *sys.SQE, n uint32) error {
-	fd := r.life.fd
+	fd, ok := r.life.fdUse()
+	if ok {
+		defer r.life.fdDone()
+	}
 	if fd < 0 {
-		return feature.Unsupported("a ring-less wake of a WithRegisteredFdOnly ring", "",
+		return feature.Unsupported("a ring-less wake of a ring without an fd (WithRegisteredFdOnly, CloseRingFd)", "",
 			"the ring has no fd for IORING_REGISTER_SEND_MSG_RING to name", nil)
 	}
 	msg.Fd = int32(fd)
@@ -261,7 +264,10 @@ func (r *Ring) postCQEs(msg *sys.SQE, n uint32) error {
 // would never be released). The caller holds a reference. It reports
 // whether the CQEs went out.
 func (r *Ring) msgRingWakes(n uint32) bool {
-	fd := r.life.fd
+	fd, ok := r.life.fdUse()
+	if ok {
+		defer r.life.fdDone()
+	}
 	if fd < 0 || feature.Op(sys.OpMsgRing) != nil {
 		return false
 	}
@@ -309,7 +315,7 @@ func (l *lifetime) dropRegistration() error {
 	l.regDropped = true
 	upd := sys.RsrcUpdate{Offset: uint32(l.regIndex)}
 	target, flag := l.fd, sys.RegisterOp(0)
-	if l.regOnly {
+	if l.regOnly || l.fdGone.Load() {
 		target, flag = l.regIndex, sys.RegisterUseRegisteredRing
 	}
 	_, err := sys.Register(target, sys.UnregisterRingFds|flag, &upd, 1)
@@ -323,7 +329,7 @@ func (l *lifetime) closeFd() error {
 	}
 	err := l.dropRegistration()
 	l.fdClosed = true
-	if l.fd >= 0 {
+	if l.fd >= 0 && !l.fdGone.Load() {
 		if e := sys.Close(l.fd); e != nil && err == nil {
 			err = e
 		}
@@ -392,13 +398,18 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 		return ErrClosed
 	}
 	defer r.life.releaseRef()
+	// The new rings are mapped through the fd.
+	rfd, ok := r.life.fdUse()
+	if !ok {
+		return &OptionError{"Resize", "the ring fd was closed (CloseRingFd): the resized rings could not be mapped"}
+	}
+	defer r.life.fdDone()
 	r.flushSQ()
 	p := sys.Params{SQEntries: sqEntries, CQEntries: cqEntries}
 	if cqEntries != 0 {
 		p.Flags = sys.SetupCQSize
 	}
-	fd, flag := r.RegisterTarget()
-	if _, err := sys.Register(fd, sys.RegisterResizeRings|flag, &p, 1); err != nil {
+	if _, err := sys.Register(rfd, sys.RegisterResizeRings, &p, 1); err != nil {
 		return registerOpError(sys.RegisterResizeRings, r.registerError(err))
 	}
 	l := r.life
@@ -421,6 +432,9 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	for _, b := range old {
 		_ = sys.Munmap(b)
 	}
+	if l.dontFork {
+		return l.markDontFork()
+	}
 	return nil
 }
 
@@ -437,10 +451,20 @@ func (r *Ring) UseTarget(fn func(fd int, flag sys.RegisterOp) error) error {
 	if !ok {
 		return ErrClosed
 	}
-	fd, flag := r.RegisterTarget()
+	// The real fd, kept open for the call, or the registered index.
+	fd, flag := r.life.regIndex, sys.RegisterUseRegisteredRing
+	used := false
+	if !r.life.regOnly {
+		if f, ok := r.life.fdUse(); ok {
+			fd, flag, used = f, 0, true
+		}
+	}
 	err := fn(fd, flag)
 	for err != nil && errors.Is(err, syscall.EINTR) && !r.life.closed.Load() {
 		err = fn(fd, flag)
+	}
+	if used {
+		r.life.fdDone()
 	}
 	r.life.endWait(tid)
 	if err != nil && errors.Is(err, syscall.EINTR) {

@@ -197,7 +197,7 @@ func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (in
 	if minWait > 0 && r.params.Features&sys.FeatMinTimeout != 0 {
 		r.waitArg.MinWaitUsec = uint32(min(minWait.Microseconds(), 1<<32-1))
 	}
-	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents, &r.waitArg)
+	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents|sys.EnterFlags(r.noIOWait.Load()), &r.waitArg)
 	l.endWait(tid)
 	return got, r.issuerError(err)
 }

@@ -20,9 +20,15 @@ type Ring struct {
 	params     sys.Params
 
 	// waitArg and waitTs are the EXT_ARG of blocking waits: fields of the
-	// heap-allocated Ring so a wait allocates nothing.
-	waitArg sys.GeteventsArg
-	waitTs  sys.Timespec
+	// heap-allocated Ring so a wait allocates nothing; waitMask is the
+	// signal mask of a wait with one (wait_ext.go).
+	waitArg  sys.GeteventsArg
+	waitTs   sys.Timespec
+	waitMask sys.Sigset
+
+	// noIOWait is sys.EnterNoIOWait after SetIOWait(false), else 0: ORed
+	// into every enter that may wait.
+	noIOWait atomic.Uint32
 
 	// closed mirrors life.closed in the Ring itself, saving a pointer load
 	// on every SQE and CQE call.
@@ -95,6 +101,14 @@ type lifetime struct {
 	waiters []int32
 	// signalOnly makes Close skip the CQE wake (tests).
 	signalOnly bool
+	// fdUsers counts the calls using the real fd (fdUse), with fdClosing
+	// once CloseRingFd began; fdGone once it closed the fd: from then on
+	// the ring is reached through its registered index only (closefd.go).
+	fdUsers atomic.Int64
+	fdGone  atomic.Bool
+	// dontFork: DontFork marked the mappings MADV_DONTFORK; Resize marks
+	// the new ones (mu held).
+	dontFork bool
 	// What Close did, for tests: CQE wake rounds, signals sent, and how
 	// often it woke up to check on the waiters again.
 	cqeWakes, signals, rechecks atomic.Uint32
@@ -128,7 +142,12 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 		if c.attach.closed.Load() {
 			return nil, &OptionError{"WithAttachWQ", "the ring to attach to is closed"}
 		}
-		p.WQFd = uint32(c.attach.life.fd)
+		wq, ok := c.attach.life.fdUse()
+		if !ok || wq < 0 {
+			return nil, &OptionError{"WithAttachWQ", "the ring to attach to has no fd (WithRegisteredFdOnly, or CloseRingFd)"}
+		}
+		defer c.attach.life.fdDone()
+		p.WQFd = uint32(wq)
 	}
 	if c.flags&sys.SetupNoMmap != 0 {
 		if err := r.allocUserRings(entries, &c); err != nil {
@@ -180,13 +199,22 @@ func (r *Ring) registerRingFd() error {
 	return nil
 }
 
-// Fd returns the ring fd, or -1 for a WithRegisteredFdOnly ring.
-func (r *Ring) Fd() int { return r.life.fd }
+// Fd returns the ring fd, or -1 for a WithRegisteredFdOnly ring and once
+// CloseRingFd closed it.
+func (r *Ring) Fd() int {
+	if r.life.fdGone.Load() {
+		return -1
+	}
+	return r.life.fd
+}
 
 // RegisterTarget returns what io_uring_register(2) needs for this ring: the
-// fd, or the registered index with the flag to OR into the opcode.
+// fd, or the registered index with the flag to OR into the opcode (a
+// WithRegisteredFdOnly ring, and any ring once CloseRingFd began). The fd
+// can be closed right after by a concurrent CloseRingFd: UseTarget keeps
+// it open for the length of a call.
 func (r *Ring) RegisterTarget() (fd int, flag sys.RegisterOp) {
-	if r.life.regOnly {
+	if r.life.regOnly || r.life.fdUsers.Load()&fdClosing != 0 {
 		return r.life.regIndex, sys.RegisterUseRegisteredRing
 	}
 	return r.life.fd, 0

@@ -184,6 +184,9 @@ func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, e
 		l.releaseRef()
 		return n, r.issuerError(err)
 	}
+	if flags&sys.EnterGetEvents != 0 {
+		flags |= sys.EnterFlags(r.noIOWait.Load()) // SetIOWait(false)
+	}
 	// Before the reference: Close reads it after it set closedBit.
 	l.waitNr.Store(minComplete)
 	tid, ok := l.beginWait()
