@@ -46,6 +46,9 @@ type File struct {
 // OpenFile opens name through io_uring (OPENAT), with os.OpenFile's flags
 // and permission bits.
 func (rt *Runtime) OpenFile(name string, flags int, perm os.FileMode) (*File, error) {
+	if rt == nil {
+		return nil, nilReceiver("Runtime.OpenFile")
+	}
 	ex := rt.Pick()
 	fd, err := call(context.Background(), ex, func(t *T) (int, error) { return t.Open(name, flags, uint32(perm.Perm())) })
 	if err != nil {
@@ -65,10 +68,20 @@ func errnoOf(err error) error {
 }
 
 // Fd returns the file descriptor.
-func (f *File) Fd() int { return f.fd }
+func (f *File) Fd() int {
+	if f == nil {
+		return -1
+	}
+	return f.fd
+}
 
 // Name returns the name the file was opened with.
-func (f *File) Name() string { return f.name }
+func (f *File) Name() string {
+	if f == nil {
+		return ""
+	}
+	return f.name
+}
 
 func (f *File) begin() error {
 	if !f.g.begin() {
@@ -86,6 +99,9 @@ func (f *File) pathErr(op string, err error) error {
 // goroutine itself (preadv2 with RWF_NOWAIT), without a trip to the
 // executor; the rest, if any, goes through the ring.
 func (f *File) ReadAt(b []byte, off int64) (int, error) {
+	if f == nil {
+		return 0, nilReceiver("File.ReadAt")
+	}
 	if off < 0 {
 		return 0, f.pathErr("readat", argError("File.ReadAt", "off", "is negative"))
 	}
@@ -128,6 +144,9 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 
 // WriteAt writes all of b at off.
 func (f *File) WriteAt(b []byte, off int64) (int, error) {
+	if f == nil {
+		return 0, nilReceiver("File.WriteAt")
+	}
 	if off < 0 {
 		return 0, f.pathErr("writeat", argError("File.WriteAt", "off", "is negative"))
 	}
@@ -154,6 +173,9 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 
 // Read reads at the file's offset and advances it.
 func (f *File) Read(b []byte) (int, error) {
+	if f == nil {
+		return 0, nilReceiver("File.Read")
+	}
 	f.mu.Lock()
 	off := f.off
 	f.mu.Unlock()
@@ -169,6 +191,9 @@ func (f *File) Read(b []byte) (int, error) {
 
 // Write writes at the file's offset and advances it.
 func (f *File) Write(b []byte) (int, error) {
+	if f == nil {
+		return 0, nilReceiver("File.Write")
+	}
 	f.mu.Lock()
 	off := f.off
 	f.mu.Unlock()
@@ -185,6 +210,9 @@ func (f *File) Write(b []byte) (int, error) {
 // *os.File's does: offsets past the end are allowed, before the start are
 // not. On error the offset is unchanged and 0 is returned.
 func (f *File) Seek(offset int64, whence int) (int64, error) {
+	if f == nil {
+		return 0, nilReceiver("File.Seek")
+	}
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("seek", err)
 	}
@@ -220,6 +248,9 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 // of its name, size, mode bits as os.FileMode, modification time, and
 // Sys() a *syscall.Stat_t.
 func (f *File) Stat() (os.FileInfo, error) {
+	if f == nil {
+		return nil, nilReceiver("File.Stat")
+	}
 	if err := f.begin(); err != nil {
 		return nil, f.pathErr("stat", err)
 	}
@@ -280,6 +311,9 @@ func (fs *fileStat) Sys() any           { return &fs.sys }
 
 // Truncate changes the file's size (ftruncate(2)).
 func (f *File) Truncate(size int64) error {
+	if f == nil {
+		return nilReceiver("File.Truncate")
+	}
 	if size < 0 {
 		return f.pathErr("truncate", argError("File.Truncate", "size", "= "+strconv.FormatInt(size, 10)+" is negative"))
 	}
@@ -310,6 +344,9 @@ func (f *File) dir() (*os.File, error) {
 // Readdir lists a directory File as *os.File's Readdir does (getdents(2)
 // through os: io_uring has no op for it).
 func (f *File) Readdir(n int) ([]os.FileInfo, error) {
+	if f == nil {
+		return nil, nilReceiver("File.Readdir")
+	}
 	if err := f.begin(); err != nil {
 		return nil, f.pathErr("readdirent", err)
 	}
@@ -323,6 +360,9 @@ func (f *File) Readdir(n int) ([]os.FileInfo, error) {
 
 // ReadDir lists a directory File as *os.File's ReadDir does.
 func (f *File) ReadDir(n int) ([]os.DirEntry, error) {
+	if f == nil {
+		return nil, nilReceiver("File.ReadDir")
+	}
 	if err := f.begin(); err != nil {
 		return nil, f.pathErr("readdirent", err)
 	}
@@ -336,6 +376,9 @@ func (f *File) ReadDir(n int) ([]os.DirEntry, error) {
 
 // Sync flushes the file.
 func (f *File) Sync() error {
+	if f == nil {
+		return nilReceiver("File.Sync")
+	}
 	if err := f.begin(); err != nil {
 		return f.pathErr("sync", err)
 	}
@@ -348,6 +391,9 @@ func (f *File) Sync() error {
 
 // Close waits for operations in flight and closes the file.
 func (f *File) Close() error {
+	if f == nil {
+		return nilReceiver("File.Close")
+	}
 	if !f.g.close() {
 		return f.pathErr("close", os.ErrClosed)
 	}
@@ -367,6 +413,9 @@ func (f *File) Close() error {
 // the offset (io.WriterTo): into a Conn, another File or a regular
 // *os.File through SPLICE; into anything else through a buffer.
 func (f *File) WriteTo(w io.Writer) (int64, error) {
+	if f == nil {
+		return 0, nilReceiver("File.WriteTo")
+	}
 	n, err, handled := f.spliceTo(w)
 	if !handled {
 		return io.Copy(w, fileWithoutWriteTo{File: f})
@@ -416,6 +465,9 @@ func innerSplice(n int64, err error, handled bool) (int64, error) {
 // regular *os.File (maybe behind an *io.LimitedReader) through SPLICE;
 // from anything else through a buffer.
 func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	if f == nil {
+		return 0, nilReceiver("File.ReadFrom")
+	}
 	n, err, handled := f.spliceFrom(r)
 	if !handled {
 		return io.Copy(fileWithoutReadFrom{File: f}, r)

@@ -41,6 +41,9 @@ type Listener struct {
 // write then goes through io_uring). A Unix socket path is removed by
 // Close, as net does.
 func (rt *Runtime) Listen(network, address string) (*Listener, error) {
+	if rt == nil {
+		return nil, nilReceiver("Runtime.Listen")
+	}
 	switch network {
 	case "tcp", "tcp4", "tcp6", "unix":
 	case "unixpacket":
@@ -94,6 +97,9 @@ func setTCPDefaults(fd int) error {
 // Accept waits for a connection; Close unblocks it with net.ErrClosed, a
 // deadline (SetDeadline) with os.ErrDeadlineExceeded.
 func (l *Listener) Accept() (net.Conn, error) {
+	if l == nil {
+		return nil, nilReceiver("Listener.Accept")
+	}
 	ex := l.rt.Pick()
 	type acc struct {
 		fd   int
@@ -144,6 +150,9 @@ func (l *Listener) opErr(err error) error {
 // SetDeadline sets the deadline of Accept calls that start from now on (the
 // zero time: none), as net.TCPListener's does for new calls.
 func (l *Listener) SetDeadline(t time.Time) error {
+	if l == nil {
+		return nilReceiver("Listener.SetDeadline")
+	}
 	if l.ctx.Err() != nil {
 		return &net.OpError{Op: "set", Net: l.network, Addr: l.addr, Err: net.ErrClosed}
 	}
@@ -159,6 +168,9 @@ func (l *Listener) SetDeadline(t time.Time) error {
 
 // Close stops accepting; a Unix socket's path is removed.
 func (l *Listener) Close() error {
+	if l == nil {
+		return nilReceiver("Listener.Close")
+	}
 	err := error(net.ErrClosed)
 	l.once.Do(func() {
 		l.cancel()
@@ -174,7 +186,12 @@ func (l *Listener) Close() error {
 }
 
 // Addr returns the listening address (*net.TCPAddr or *net.UnixAddr).
-func (l *Listener) Addr() net.Addr { return l.addr }
+func (l *Listener) Addr() net.Addr {
+	if l == nil {
+		return nil
+	}
+	return l.addr
+}
 
 // Dial connects to address as net.Dialer.DialContext does, through
 // io_uring (CONNECT), for network tcp, tcp4, tcp6 or unix. A host name
@@ -185,6 +202,9 @@ func (l *Listener) Addr() net.Addr { return l.addr }
 // (TCP_NODELAY, keep-alive every 15 s). Errors are *net.OpError as net
 // returns them.
 func (rt *Runtime) Dial(ctx context.Context, network, address string) (net.Conn, error) {
+	if rt == nil {
+		return nil, nilReceiver("Runtime.Dial")
+	}
 	if ctx == nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: argError("Runtime.Dial", "ctx", "is nil")}
 	}

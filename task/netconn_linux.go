@@ -299,6 +299,9 @@ func newConn(ex *Executor, fd int, network string, laddr, raddr net.Addr) *Conn 
 
 // Read reads into b; io.EOF when the peer shut down.
 func (c *Conn) Read(b []byte) (int, error) {
+	if c == nil {
+		return 0, nilReceiver("Conn.Read")
+	}
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -319,6 +322,9 @@ func (c *Conn) Read(b []byte) (int, error) {
 
 // Write writes all of b.
 func (c *Conn) Write(b []byte) (int, error) {
+	if c == nil {
+		return 0, nilReceiver("Conn.Write")
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	total := 0
@@ -338,6 +344,9 @@ func (c *Conn) Write(b []byte) (int, error) {
 
 // Close interrupts reads and writes in flight and closes the socket.
 func (c *Conn) Close() error {
+	if c == nil {
+		return nilReceiver("Conn.Close")
+	}
 	err := c.close(c.cancelChain, func() {
 		c.rpipe.close()
 		c.wpipe.close()
@@ -349,23 +358,44 @@ func (c *Conn) Close() error {
 }
 
 // LocalAddr returns the local address (a *net.TCPAddr or *net.UnixAddr).
-func (c *Conn) LocalAddr() net.Addr { return c.laddr }
+func (c *Conn) LocalAddr() net.Addr {
+	if c == nil {
+		return nil
+	}
+	return c.laddr
+}
 
 // RemoteAddr returns the peer's address (a *net.TCPAddr or *net.UnixAddr).
-func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
+func (c *Conn) RemoteAddr() net.Addr {
+	if c == nil {
+		return nil
+	}
+	return c.raddr
+}
 
 // SetDeadline sets both deadlines; a wait in flight sees the new one.
 func (c *Conn) SetDeadline(t time.Time) error {
+	if c == nil {
+		return nilReceiver("Conn.SetDeadline")
+	}
 	err := c.setDeadlines(t, true, true)
 	c.cancelChain() // it goes on under the new deadline
 	return err
 }
 
 // SetReadDeadline sets the read deadline; a past one unblocks a Read.
-func (c *Conn) SetReadDeadline(t time.Time) error { return c.setDeadlines(t, true, false) }
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	if c == nil {
+		return nilReceiver("Conn.SetReadDeadline")
+	}
+	return c.setDeadlines(t, true, false)
+}
 
 // SetWriteDeadline sets the write deadline (of Write and ReadFrom).
 func (c *Conn) SetWriteDeadline(t time.Time) error {
+	if c == nil {
+		return nilReceiver("Conn.SetWriteDeadline")
+	}
 	err := c.setDeadlines(t, false, true)
 	c.cancelChain()
 	return err
@@ -442,3 +472,7 @@ func (r *connReq) complete(res int32) {
 	r.res = res
 	r.done <- struct{}{}
 }
+
+// nilReceiver is the error of a method called on a nil *Conn, *PacketConn,
+// *Listener, *File or *Runtime (net answers syscall.EINVAL there).
+func nilReceiver(fn string) error { return argError(fn, "receiver", "is nil") }

@@ -32,6 +32,9 @@ type PacketConn struct {
 // receive and send then goes through io_uring). As in net, a unixgram
 // path stays after Close.
 func (rt *Runtime) ListenPacket(network, address string) (*PacketConn, error) {
+	if rt == nil {
+		return nil, nilReceiver("Runtime.ListenPacket")
+	}
 	switch network {
 	case "udp", "udp4", "udp6", "unixgram":
 	case "tcp", "tcp4", "tcp6", "unix", "unixpacket", "ip", "ip4", "ip6":
@@ -104,6 +107,9 @@ func (m *msgBufs) setMsg(b []byte, namelen uint32) {
 // discarded) and returns its length and sender: a *net.UDPAddr, or a
 // *net.UnixAddr (nil for an unnamed Unix sender, as net).
 func (pc *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	if pc == nil {
+		return 0, nil, nilReceiver("PacketConn.ReadFrom")
+	}
 	pc.rmu.Lock()
 	n, err := pc.recvmsg(b)
 	var addr net.Addr
@@ -120,6 +126,9 @@ func (pc *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
 // ReadFromUDPAddrPort is ReadFrom returning the sender as a
 // netip.AddrPort (UDP only; it allocates nothing).
 func (pc *PacketConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
+	if pc == nil {
+		return 0, netip.AddrPort{}, nilReceiver("PacketConn.ReadFromUDPAddrPort")
+	}
 	if pc.family == unix.AF_UNIX {
 		return 0, netip.AddrPort{}, pc.opErr("read", argError("PacketConn.ReadFromUDPAddrPort", "network", "= "+pc.net+" is not udp"))
 	}
@@ -139,6 +148,9 @@ func (pc *PacketConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error)
 // WriteTo sends b as one datagram to addr: a *net.UDPAddr for udp, a
 // *net.UnixAddr for unixgram.
 func (pc *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	if pc == nil {
+		return 0, nilReceiver("PacketConn.WriteTo")
+	}
 	const fn = "PacketConn.WriteTo"
 	switch a := addr.(type) {
 	case *net.UDPAddr:
@@ -164,6 +176,9 @@ func (pc *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 // WriteToUDPAddrPort sends b as one datagram to addr (UDP only; it
 // allocates nothing).
 func (pc *PacketConn) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
+	if pc == nil {
+		return 0, nilReceiver("PacketConn.WriteToUDPAddrPort")
+	}
 	return pc.writeToAddrPort("PacketConn.WriteToUDPAddrPort", b, addr, nil)
 }
 
@@ -229,6 +244,9 @@ func (pc *PacketConn) sendmsg(fn string, b []byte, addr net.Addr, put func(*[128
 
 // Close interrupts receives and sends in flight and closes the socket.
 func (pc *PacketConn) Close() error {
+	if pc == nil {
+		return nilReceiver("PacketConn.Close")
+	}
 	if err := pc.close(nil, nil); err != nil {
 		return pc.opErr("close", err)
 	}
@@ -236,27 +254,58 @@ func (pc *PacketConn) Close() error {
 }
 
 // LocalAddr returns the local address (*net.UDPAddr or *net.UnixAddr).
-func (pc *PacketConn) LocalAddr() net.Addr { return pc.laddr }
+func (pc *PacketConn) LocalAddr() net.Addr {
+	if pc == nil {
+		return nil
+	}
+	return pc.laddr
+}
 
 // SetDeadline sets both deadlines; a wait in flight sees the new one.
-func (pc *PacketConn) SetDeadline(t time.Time) error { return pc.setDeadlines(t, true, true) }
+func (pc *PacketConn) SetDeadline(t time.Time) error {
+	if pc == nil {
+		return nilReceiver("PacketConn.SetDeadline")
+	}
+	return pc.setDeadlines(t, true, true)
+}
 
 // SetReadDeadline sets the deadline of ReadFrom.
-func (pc *PacketConn) SetReadDeadline(t time.Time) error { return pc.setDeadlines(t, true, false) }
+func (pc *PacketConn) SetReadDeadline(t time.Time) error {
+	if pc == nil {
+		return nilReceiver("PacketConn.SetReadDeadline")
+	}
+	return pc.setDeadlines(t, true, false)
+}
 
 // SetWriteDeadline sets the deadline of WriteTo.
-func (pc *PacketConn) SetWriteDeadline(t time.Time) error { return pc.setDeadlines(t, false, true) }
+func (pc *PacketConn) SetWriteDeadline(t time.Time) error {
+	if pc == nil {
+		return nilReceiver("PacketConn.SetWriteDeadline")
+	}
+	return pc.setDeadlines(t, false, true)
+}
 
 // SetReadBuffer sets the socket's receive buffer size (SO_RCVBUF).
 func (pc *PacketConn) SetReadBuffer(bytes int) error {
+	if pc == nil {
+		return nilReceiver("PacketConn.SetReadBuffer")
+	}
 	return pc.setBuffer("PacketConn.SetReadBuffer", unix.SO_RCVBUF, bytes)
 }
 
 // SetWriteBuffer sets the socket's send buffer size (SO_SNDBUF).
 func (pc *PacketConn) SetWriteBuffer(bytes int) error {
+	if pc == nil {
+		return nilReceiver("PacketConn.SetWriteBuffer")
+	}
 	return pc.setBuffer("PacketConn.SetWriteBuffer", unix.SO_SNDBUF, bytes)
 }
 
 // SyscallConn returns a raw connection, as net.UDPConn's does (see
 // Conn.SyscallConn).
-func (pc *PacketConn) SyscallConn() (syscall.RawConn, error) { return &rawConn{s: &pc.sock}, nil }
+func (pc *PacketConn) SyscallConn() (syscall.RawConn, error) {
+	if pc == nil {
+		return nil, nilReceiver("PacketConn.SyscallConn")
+	}
+	return &rawConn{s: &pc.sock}, nil
+}

@@ -196,6 +196,9 @@ func limited(r io.Reader) (io.Reader, *io.LimitedReader, int64) {
 // anything else through a buffer. Errors are *net.OpError (Op
 // "readfrom"), as net.TCPConn's.
 func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
+	if c == nil {
+		return 0, nilReceiver("Conn.ReadFrom")
+	}
 	n, err, handled := c.spliceFrom(r)
 	if !handled {
 		n, err = io.Copy(writerOnly{c}, r)
@@ -424,6 +427,9 @@ func spliceConns(src, dst *Conn, remain int64) (int64, error) {
 // regular *os.File or another Conn through SPLICE; into anything else
 // through a buffer. Errors are *net.OpError (Op "writeto").
 func (c *Conn) WriteTo(w io.Writer) (int64, error) {
+	if c == nil {
+		return 0, nilReceiver("Conn.WriteTo")
+	}
 	n, err, handled := c.spliceTo(w)
 	if !handled {
 		n, err = io.Copy(w, readerOnly{c})

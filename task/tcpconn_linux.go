@@ -32,6 +32,9 @@ func boolint(b bool) int {
 // SetNoDelay turns Nagle's algorithm off (true, the default, as in net)
 // or on (TCP_NODELAY).
 func (c *Conn) SetNoDelay(noDelay bool) error {
+	if c == nil {
+		return nilReceiver("Conn.SetNoDelay")
+	}
 	return c.guarded("set", func(fd int) error {
 		return osfd.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, boolint(noDelay))
 	})
@@ -39,6 +42,9 @@ func (c *Conn) SetNoDelay(noDelay bool) error {
 
 // SetKeepAlive turns keep-alive probes on or off (SO_KEEPALIVE).
 func (c *Conn) SetKeepAlive(keepalive bool) error {
+	if c == nil {
+		return nilReceiver("Conn.SetKeepAlive")
+	}
 	return c.guarded("set", func(fd int) error {
 		return osfd.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, boolint(keepalive))
 	})
@@ -48,6 +54,9 @@ func (c *Conn) SetKeepAlive(keepalive bool) error {
 // (TCP_KEEPIDLE, rounded up to seconds; 0: net's default of 15 s; below
 // 0: unchanged), as net.TCPConn's does.
 func (c *Conn) SetKeepAlivePeriod(d time.Duration) error {
+	if c == nil {
+		return nilReceiver("Conn.SetKeepAlivePeriod")
+	}
 	if err := checkKeepAliveDuration("Conn.SetKeepAlivePeriod", "d", d); err != nil {
 		return c.opErr("set", err)
 	}
@@ -62,6 +71,9 @@ func (c *Conn) SetKeepAlivePeriod(d time.Duration) error {
 // (TCP_KEEPCNT); a zero field is net's default (15 s, 15 s, 9), a negative
 // one leaves the setting unchanged.
 func (c *Conn) SetKeepAliveConfig(config net.KeepAliveConfig) error {
+	if c == nil {
+		return nilReceiver("Conn.SetKeepAliveConfig")
+	}
 	if err := firstError(checkKeepAliveDuration("Conn.SetKeepAliveConfig", "config.Idle", config.Idle),
 		checkKeepAliveDuration("Conn.SetKeepAliveConfig", "config.Interval", config.Interval)); err != nil {
 		return c.opErr("set", err)
@@ -127,6 +139,9 @@ func setKeepAliveSecs(fd, opt int, d time.Duration) error {
 // (the default) sends it in the background; 0 discards it and resets the
 // connection; sec > 0 makes Close wait up to sec seconds for it.
 func (c *Conn) SetLinger(sec int) error {
+	if c == nil {
+		return nilReceiver("Conn.SetLinger")
+	}
 	if sec > math.MaxInt32 {
 		return c.opErr("set", argError("Conn.SetLinger", "sec", "= "+strconv.Itoa(sec)+" is out of range"))
 	}
@@ -136,11 +151,17 @@ func (c *Conn) SetLinger(sec int) error {
 // SetReadBuffer sets the socket's receive buffer size (SO_RCVBUF; the
 // kernel doubles it and caps it at net.core.rmem_max).
 func (c *Conn) SetReadBuffer(bytes int) error {
+	if c == nil {
+		return nilReceiver("Conn.SetReadBuffer")
+	}
 	return c.sock.setBuffer("Conn.SetReadBuffer", unix.SO_RCVBUF, bytes)
 }
 
 // SetWriteBuffer sets the socket's send buffer size (SO_SNDBUF).
 func (c *Conn) SetWriteBuffer(bytes int) error {
+	if c == nil {
+		return nilReceiver("Conn.SetWriteBuffer")
+	}
 	return c.sock.setBuffer("Conn.SetWriteBuffer", unix.SO_SNDBUF, bytes)
 }
 
@@ -154,12 +175,18 @@ func (s *sock) setBuffer(fn string, opt, bytes int) error {
 // CloseRead shuts down the reading side (shutdown(2) SHUT_RD): reads then
 // return io.EOF.
 func (c *Conn) CloseRead() error {
+	if c == nil {
+		return nilReceiver("Conn.CloseRead")
+	}
 	return c.guarded("close", func(fd int) error { return osfd.Shutdown(fd, unix.SHUT_RD) })
 }
 
 // CloseWrite shuts down the writing side (shutdown(2) SHUT_WR): the peer
 // reads io.EOF once it has what was written.
 func (c *Conn) CloseWrite() error {
+	if c == nil {
+		return nilReceiver("Conn.CloseWrite")
+	}
 	return c.guarded("close", func(fd int) error { return osfd.Shutdown(fd, unix.SHUT_WR) })
 }
 
@@ -169,7 +196,12 @@ func (c *Conn) CloseWrite() error {
 // readable or writable, under the read or write deadline. The socket is
 // in blocking mode (io_uring's operations need it so): a read or write
 // of f's own blocks its thread when nothing is ready.
-func (c *Conn) SyscallConn() (syscall.RawConn, error) { return &rawConn{s: &c.sock}, nil }
+func (c *Conn) SyscallConn() (syscall.RawConn, error) {
+	if c == nil {
+		return nil, nilReceiver("Conn.SyscallConn")
+	}
+	return &rawConn{s: &c.sock}, nil
+}
 
 // rawConn is the syscall.RawConn of a sock.
 type rawConn struct{ s *sock }
