@@ -226,7 +226,7 @@ func TestSoakGCStressClobberfree(t *testing.T) {
 		t.Log(out)
 		return
 	}
-	reads := scale(100000, 30000, 3000000)
+	reads := scale(100000, 10000, 3000000) // -short: a minute on a qemu VM without KVM (5.10)
 	const size = 64
 	const lanes = 16
 	var stop atomic.Bool
