@@ -124,6 +124,20 @@ func TestConnReadFromSplice(t *testing.T) {
 		send(t, true, func(c net.Conn) (int64, error) { return c.(*Conn).ReadFrom(lr) }, data[:100])
 		require.Zero(t, lr.N)
 	})
+	t.Run("File-unix", func(t *testing.T) {
+		f, err := rt.OpenFile(p, os.O_RDONLY, 0)
+		require.NoError(t, err)
+		defer f.Close()
+		d, a := pairOf(t, rtListen(rt), netDial, "unix")
+		got := readAllAsync(d)
+		spliceUsed(t, true, func() {
+			n, err := a.(*Conn).ReadFrom(f)
+			require.NoError(t, err)
+			require.EqualValues(t, len(data), n)
+		})
+		require.NoError(t, a.Close())
+		require.Equal(t, sum, sha256.Sum256(<-got))
+	})
 	t.Run("Reader", func(t *testing.T) {
 		send(t, false, func(c net.Conn) (int64, error) { return c.(*Conn).ReadFrom(bytes.NewReader(data)) }, data)
 	})
@@ -140,7 +154,6 @@ func TestConnReadFromSplice(t *testing.T) {
 		go func() { sd.Write(data); sd.(*net.TCPConn).CloseWrite() }()
 		send(t, true, func(c net.Conn) (int64, error) { return io.Copy(c, sa) }, data)
 	})
-	_ = sum
 }
 
 // Conn.WriteTo writes what the peer sends into a File or a regular
