@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pure-uring/uring/internal/fdinfo"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/fdinfo"
 )
 
 func init() {

@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/pure-uring/uring/internal/fdinfo"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/fdinfo"
 )
 
 // inspectReport is the schema of `uringctl inspect --json`: one object per

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pure-uring/uring/internal/fdinfo"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/fdinfo"
 )
 
 // inspectTable prints one row per ring; rates adds SQE/s and CQE/s.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pure-uring/uring/internal/trace"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/trace"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pure-uring/uring/internal/trace"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/trace"
 )
 
 // traceTable writes rep as a table: one block per process, one row per opcode.

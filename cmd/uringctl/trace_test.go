@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/trace"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/trace"
 	"github.com/pure-uring/uring/sys"
 )
 
