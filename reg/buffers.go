@@ -55,8 +55,13 @@ type BufferConfig struct {
 	Tags []uint64
 }
 
-// slotRange is the part of the mapping a slot covers; n = 0: empty.
-type slotRange struct{ off, n int }
+// slotRange is the part of the mapping a slot covers; n = 0: empty. m is
+// the mapping when it is not the table's own (a slot CloneRangeInto put
+// there from another table).
+type slotRange struct {
+	off, n int
+	m      *mapping
+}
 
 // Buffers is a ring's registered (fixed) buffer table, in memory reg maps
 // off the Go heap: the garbage collector never moves or frees it.
@@ -79,6 +84,9 @@ type Buffers struct {
 	unreg    atomic.Bool
 	dropped  atomic.Bool
 	alloc    indexAlloc
+	// extra are the other tables' mappings slots point into (CloneRangeInto),
+	// each held until drop.
+	extra []*mapping
 }
 
 // RegisterBuffers maps cfg.Count*cfg.Size bytes off the Go heap and
@@ -108,7 +116,7 @@ func RegisterBuffers(t Target, cfg BufferConfig) (*Buffers, error) {
 	} else {
 		iov = make([]unix.Iovec, cfg.Count)
 		for i := range iov {
-			b.slots[i] = slotRange{i * cfg.Size, cfg.Size}
+			b.slots[i] = slotRange{off: i * cfg.Size, n: cfg.Size}
 			iov[i].Base = &m.mem[i*cfg.Size]
 			iov[i].SetLen(cfg.Size)
 		}
@@ -148,7 +156,11 @@ func (b *Buffers) Buf(i int) []byte {
 	if s.n == 0 {
 		return nil
 	}
-	return b.m.mem[s.off : s.off+s.n : s.off+s.n]
+	mem := b.m.mem
+	if s.m != nil {
+		mem = s.m.mem
+	}
+	return mem[s.off : s.off+s.n : s.off+s.n]
 }
 
 // Validate reports whether a request may use bytes [off, off+n) of slot
@@ -198,7 +210,7 @@ func (b *Buffers) update(fn string, index int, mem []byte, tag uint64) error {
 		if !ok {
 			return argErr(fn, "mem", "does not lie inside the table's memory (use Memory())")
 		}
-		s = slotRange{off, len(mem)}
+		s = slotRange{off: off, n: len(mem)}
 		iov[0].Base = &mem[0]
 		iov[0].SetLen(len(mem))
 	}
@@ -254,7 +266,10 @@ func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 		return nil, err
 	}
 	b.m.get()
-	c := &Buffers{t: dst, m: b.m, slots: append([]slotRange(nil), b.slots...)}
+	for _, x := range b.extra {
+		x.get()
+	}
+	c := &Buffers{t: dst, m: b.m, slots: append([]slotRange(nil), b.slots...), extra: append([]*mapping(nil), b.extra...)}
 	c.alloc.init(len(c.slots))
 	return c, nil
 }
@@ -323,6 +338,9 @@ func (b *Buffers) Unmapped() bool { return b.dropped.Load() }
 func (b *Buffers) drop() {
 	if b.dropped.CompareAndSwap(false, true) {
 		b.m.put()
+		for _, x := range b.extra {
+			x.put()
+		}
 	}
 }
 

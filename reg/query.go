@@ -20,6 +20,7 @@ type OpcodeInfo struct {
 	SetupFlags  sys.SetupFlags // setup flags accepted
 	EnterFlags  sys.EnterFlags // enter flags accepted
 	SQEFlags    sys.SQEFlags   // SQE flags accepted
+	Queries     uint32         // query opcodes: [0, Queries) are known (QueryZcrx, QuerySCQ, ...)
 }
 
 // QueryOpcodes asks the kernel what it supports without a ring
@@ -42,5 +43,6 @@ func QueryOpcodes() (OpcodeInfo, error) {
 		Ops: q.NrRequestOpcodes, RegisterOps: q.NrRegisterOpcodes,
 		Features: sys.Features(q.FeatureFlags), SetupFlags: sys.SetupFlags(q.RingSetupFlags),
 		EnterFlags: sys.EnterFlags(q.EnterFlags), SQEFlags: sys.SQEFlags(q.SQEFlags),
+		Queries: q.NrQueryOpcodes,
 	}, nil
 }

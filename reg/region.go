@@ -31,8 +31,17 @@ func RegisterWaitRegion(t Target, n int) (*Region, error) {
 	if n <= 0 || size > 1<<20 {
 		return nil, argErr("RegisterWaitRegion", "n", eq(n)+" is not in [1, 16384]")
 	}
-	return registerRegion("RegisterWaitRegion", t, size, sys.MemRegionRegWaitArg, n)
+	// One slot more than asked for: the kernel reads the region's last
+	// slot as slot 0 (see lastSlotAliases).
+	return registerRegion("RegisterWaitRegion", t, size+int(sys.SizeOf[sys.RegWait]()), sys.MemRegionRegWaitArg, n)
 }
+
+// lastSlotAliases: io_get_ext_arg_reg (Linux 6.13 through 6.18 at least)
+// clamps the slot's offset with array_index_nospec(offset, size - 64),
+// which maps the offset of the region's last slot, size - 64, to 0: a
+// wait on the last slot reads slot 0. So no wait region here exposes its
+// last slot.
+const lastSlotAliases = true
 
 func registerRegion(fn string, t Target, size int, flags uint64, waits int) (*Region, error) {
 	m, err := mapAnon(fn, size, false)
