@@ -82,6 +82,10 @@ func TestLiburingEncodings(t *testing.T) {
 			s.FileIndex = 28
 			return s
 		}()},
+		{"RW", func(s *sys.SQE) error { return sqe.RW(s, sys.OpRead, 3, buf, 77) },
+			lPrepRW(sys.OpRead, 3, a(buf), uint32(len(buf)), 77)}, // io_uring_prep_rw(IORING_OP_READ, sqe, 3, buf, len, 77)
+		{"RWNoFile", func(s *sys.SQE) error { return sqe.RW(s, sys.OpNop, -1, nil, 0) },
+			lPrepRW(sys.OpNop, -1, 0, 0, 0)},
 		{"TxTimestamp", func(s *sys.SQE) error { return sqe.TxTimestamp(s, 9) },
 			// io_uring_prep_cmd_sock(sqe, SOCKET_URING_OP_TX_TIMESTAMP, fd, 0, 0, NULL, 0)
 			lUringCmd(sys.OpUringCmd, sys.SocketUringOpTXTimestamp, 9)},
@@ -142,6 +146,8 @@ func TestLiburingArgErrors(t *testing.T) {
 		{func(s *sys.SQE) error { return sqe.SendZCTo[unix.RawSockaddrInet4](s, 3, gBuf, 0, 0, nil) }, "sqe: SendZCTo: sa is nil"},
 		{func(s *sys.SQE) error { return sqe.SendZCTo(s, 3, gBuf, 0, sys.RecvsendFixedBuf, &sa) }, "sqe: SendZCTo: zc has unknown bits 0x4"},
 		{func(s *sys.SQE) error { return sqe.TxTimestamp(s, -1) }, "sqe: TxTimestamp: fd = -1 is negative"},
+		{func(s *sys.SQE) error { return sqe.RW(s, sys.OpRead, -2, nil, 0) }, "sqe: RW: fd = -2 is neither -1 nor a valid fd"},
+		{func(s *sys.SQE) error { return sqe.RW(s, sys.OpRead, 3, nil, -2) }, "sqe: RW: off = -2 is below -1"},
 	} {
 		var s sys.SQE
 		err := c.build(&s)
@@ -304,6 +310,15 @@ func TestSendToAddress(t *testing.T) {
 	// Without an address the unconnected socket has nowhere to send.
 	c := run(t, r, func(s *sys.SQE) error { return sqe.Send(s, tx, msg, 0) })
 	require.Equal(t, unix.EDESTADDRREQ, errno(c))
+}
+
+// TestRW reads a file through the generic builder.
+func TestRW(t *testing.T) {
+	r := newRing(t)
+	f, _ := tempFile(t, []byte("generic read"))
+	buf := make([]byte, 7)
+	require.Equal(t, 4, runOK(t, r, func(s *sys.SQE) error { return sqe.RW(s, sys.OpRead, int(f.Fd()), buf, 8) }))
+	require.Equal(t, []byte("read"), buf[:4])
 }
 
 // TestTxTimestamp asks a UDP socket for software transmit timestamps,
