@@ -508,6 +508,24 @@ func (t *T) Yield() {
 	if !ex.runnable() {
 		return
 	}
+	if ex.depth < maxDepth && ex.readyq.len() > 0 && ex.readyOnStack == 0 && !ex.closing && !ex.core.HasWork() {
+		// Run the next ready task inside this one, as park does: one switch
+		// there and one back when it parks or yields, instead of two
+		// through the executor. t counts as ready on the stack meanwhile,
+		// so a task that parks above it unwinds to it rather than sleep.
+		// Posted work (a Close among it) goes through the executor's loop.
+		t.ready = true
+		ex.readyOnStack++
+		t.parkKind = parkYield
+		ex.resume(ex.readyq.pop())
+		ex.tick()
+		if t.ready {
+			t.ready = false
+			ex.readyOnStack--
+		}
+		t.parkKind = parkNone
+		return
+	}
 	t.ready = true
 	ex.readyq.push(t)
 	t.onStack = false

@@ -103,12 +103,26 @@ func runSwitch(c *Config) ([]Point, error) {
 	return out, nil
 }
 
+// yieldTask: two tasks yield to each other n times in all, so every Yield
+// is a real switch to the other task (a lone task's Yield returns at once:
+// there is nothing else to run, and it would measure nothing).
 func yieldTask(n int64) (sample, error) {
 	var el time.Duration
 	err := onExecutor(func(t *task.T) error {
 		start := time.Now()
-		for i := int64(0); i < n; i++ {
-			t.Yield()
+		hs := [2]*task.Handle[struct{}]{}
+		for i := range hs {
+			hs[i] = task.Spawn(t, func(t *task.T) (struct{}, error) {
+				for j := int64(0); j < n/2; j++ {
+					t.Yield()
+				}
+				return struct{}{}, nil
+			})
+		}
+		for _, h := range hs {
+			if _, err := h.Join(t); err != nil {
+				return err
+			}
 		}
 		el = time.Since(start)
 		return nil
@@ -116,11 +130,22 @@ func yieldTask(n int64) (sample, error) {
 	return nsPerOp(n, el), err
 }
 
+// gosched: two goroutines call runtime.Gosched n times in all, on one P,
+// so that each call switches to the other goroutine.
 func gosched(n int64) sample {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var wg sync.WaitGroup
 	start := time.Now()
-	for i := int64(0); i < n; i++ {
-		runtime.Gosched()
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int64(0); j < n/2; j++ {
+				runtime.Gosched()
+			}
+		}()
 	}
+	wg.Wait()
 	return nsPerOp(n, time.Since(start))
 }
 
