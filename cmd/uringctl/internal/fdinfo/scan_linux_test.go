@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -103,7 +103,7 @@ func printsQueues(t *testing.T) bool { return atLeast(t, queuesSince) }
 // atLeast reports whether the running kernel is release or newer.
 func atLeast(t *testing.T, release string) bool {
 	t.Helper()
-	ok, err := feature.KernelAtLeast(release)
+	ok, err := uring.KernelAtLeast(release)
 	require.NoError(t, err)
 	return ok
 }
