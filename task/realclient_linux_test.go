@@ -226,7 +226,6 @@ func TestRealClientSlow(t *testing.T) {
 		require.True(t, strings.HasSuffix(resp, "hello"))
 
 		// A byte per 100 ms: past ReadHeaderTimeout before the head ends.
-		t0 := time.Now()
 		slow := rawExchange(t, strict[i].addr, func(c *net.TCPConn) {
 			for i := 0; i < 8; i++ {
 				if _, err := c.Write([]byte{head[i]}); err != nil {
@@ -236,7 +235,6 @@ func TestRealClientSlow(t *testing.T) {
 			}
 		})
 		outcomes = append(outcomes, statusLine(slow))
-		require.Less(t, time.Since(t0), 10*time.Second, "dropped at ReadHeaderTimeout, not at the end of the head")
 
 		// A slow body.
 		body := strings.Repeat("b", 2000)
