@@ -1,8 +1,9 @@
 // Package reg registers resources with an io_uring instance through
 // io_uring_register(2): fixed files, fixed buffers, provided-buffer rings,
-// eventfds, personalities, restrictions, io-wq limits, registered ring fds,
-// NAPI, the wait clock, memory regions, and the synchronous calls (probe,
-// query, sync cancel, ring-less MSG_RING, resize).
+// eventfds, personalities, restrictions and BPF filters, io-wq limits,
+// registered ring fds, NAPI, the wait clock, memory regions, zero-copy
+// receive, and the synchronous calls (probe, queries, sync cancel,
+// ring-less MSG_RING, resize).
 //
 // Everything registers on a Target, which *uring.Ring satisfies (FdTarget
 // wraps a raw ring fd). A target that also implements GuardedTarget keeps

@@ -55,12 +55,10 @@ func CmdDiscard(s *sys.SQE, fd int, off, n int64) error {
 // CmdZoneResetAll prepares a reset of every sequential-write-required zone
 // of the zoned block device fd (the write pointers go back to the zones'
 // starts): io_uring_prep_cmd_zone_reset_all(3), IORING_OP_URING_CMD with
-// BLOCK_URING_CMD_ZONE_RESET_ALL. The kernel release that adds it is not
-// out yet (liburing 2.16 says "Linux 7.TBD"; sys marks it 7.4): a kernel
-// without it answers EINVAL (EOPNOTSUPP before 6.12). The fd must be open
-// for writing (EBADF); a device that is not zoned answers EOPNOTSUPP. It
-// does not order itself against other requests on the device. No memory
-// is held.
+// BLOCK_URING_CMD_ZONE_RESET_ALL, Linux 7.3 (older kernels answer EINVAL;
+// before 6.12, EOPNOTSUPP). The fd must be open for writing (EBADF); a
+// device that is not zoned answers EOPNOTSUPP. It does not order itself
+// against other requests on the device. No memory is held.
 func CmdZoneResetAll(s *sys.SQE, fd int) error {
 	if err := checkFd("CmdZoneResetAll", "fd", fd); err != nil {
 		return err

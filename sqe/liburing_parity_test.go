@@ -693,8 +693,7 @@ func nullBlkDiscard(t *testing.T) string {
 	return node
 }
 
-// TestCmdZoneResetAll: a kernel that has the command (not released yet)
-// answers EBADF through a read-only fd and EOPNOTSUPP on a device that is
+// TestCmdZoneResetAll: a kernel that has the command (7.3) answers EBADF through a read-only fd and EOPNOTSUPP on a device that is
 // not zoned; one that does not, EINVAL (an unknown block command).
 func TestCmdZoneResetAll(t *testing.T) {
 	r := newRing(t)
@@ -703,7 +702,7 @@ func TestCmdZoneResetAll(t *testing.T) {
 	require.NoError(t, err)
 	defer unix.Close(ro)
 	c := run(t, r, func(s *sys.SQE) error { return sqe.CmdZoneResetAll(s, ro) })
-	kernelHas(t, c, "block command BLOCK_URING_CMD_ZONE_RESET_ALL", "7.4", unix.EINVAL)
+	kernelHas(t, c, "block command BLOCK_URING_CMD_ZONE_RESET_ALL", "7.3", unix.EINVAL)
 	require.Equal(t, unix.EBADF, errno(c), "a zone reset through a read-only fd")
 
 	d := writableBlockDevice(t)

@@ -7,9 +7,7 @@ const (
 	// BlockURingCmdDiscard discards a byte range (sqe.CmdDiscard).
 	BlockURingCmdDiscard uint32 = 0x12<<8 | 0 // BLOCK_URING_CMD_DISCARD [6.12]
 	// BlockURingCmdZoneResetAll resets every sequential-write-required
-	// zone of a zoned device (sqe.CmdZoneResetAll). Not in a released
-	// kernel when this was written: liburing 2.16 documents it as "Linux
-	// 7.TBD"; the release mark is the next one after the newest this
-	// package knows and moves when the kernel's header has it.
-	BlockURingCmdZoneResetAll uint32 = 0x12<<8 | 1 // BLOCK_URING_CMD_ZONE_RESET_ALL [7.4]
+	// zone of a zoned device (sqe.CmdZoneResetAll); in linux/blkdev.h
+	// from 7.3 (7.2's header lacks it).
+	BlockURingCmdZoneResetAll uint32 = 0x12<<8 | 1 // BLOCK_URING_CMD_ZONE_RESET_ALL [7.3]
 )
