@@ -342,6 +342,9 @@ func TestSubmitAndWaitReg(t *testing.T) {
 	testutil.Require(t, uring.SupportsEnterFlag(sys.EnterExtArgReg))
 	r, err := uring.New(8, uring.WithDisabled())
 	require.NoError(t, err)
+	// A wait the kernel never ends fails the test instead of hanging it.
+	tm := time.AfterFunc(10*time.Second, func() { r.Close() })
+	defer tm.Stop()
 	region, err := reg.RegisterWaitRegion(r, 4)
 	require.NoError(t, err)
 	defer func() {
@@ -380,4 +383,51 @@ func TestSubmitAndWaitReg(t *testing.T) {
 	plain := testutil.NewRing(t, 4)
 	_, err = plain.SubmitAndWaitReg(1, 0)
 	require.ErrorIs(t, err, syscall.EFAULT, "a ring without a wait region")
+}
+
+// TestExtWaitsAllocateNothing: a NOP round trip through the waits with a
+// signal mask and with a registered wait slot allocates nothing.
+func TestExtWaitsAllocateNothing(t *testing.T) {
+	r := testutil.NewRing(t, 8)
+	var mask sys.Sigset
+	mask.Add(syscall.SIGURG)
+	fails := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		s, _ := r.GetSQE()
+		s.Opcode, s.Fd, s.UserData = sys.OpNop, -1, 1
+		c, err := r.WaitCQEsSigmask(1, time.Second, mask)
+		if err != nil {
+			fails++
+			return
+		}
+		r.CQESeen(c)
+	})
+	require.Zero(t, fails)
+	require.Zero(t, allocs, "WaitCQEsSigmask")
+
+	if uring.SupportsEnterFlag(sys.EnterExtArgReg) != nil {
+		return
+	}
+	rr, err := uring.New(8, uring.WithDisabled())
+	require.NoError(t, err)
+	region, err := reg.RegisterWaitRegion(rr, 2)
+	require.NoError(t, err)
+	defer func() {
+		require.NoError(t, rr.Close())
+		require.NoError(t, region.Free())
+	}()
+	require.NoError(t, rr.Enable())
+	*region.Wait(1) = sys.RegWait{Ts: sys.Timespec{Sec: 1}, Flags: sys.RegWaitTS}
+	allocs = testing.AllocsPerRun(200, func() {
+		s, _ := rr.GetSQE()
+		s.Opcode, s.Fd, s.UserData = sys.OpNop, -1, 1
+		c, err := rr.SubmitAndWaitReg(1, 1)
+		if err != nil {
+			fails++
+			return
+		}
+		rr.CQESeen(c)
+	})
+	require.Zero(t, fails)
+	require.Zero(t, allocs, "SubmitAndWaitReg")
 }
