@@ -1,5 +1,3 @@
-//go:build linux
-
 package cqe
 
 import "github.com/pure-uring/uring/sys"

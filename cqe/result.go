@@ -1,19 +1,17 @@
-//go:build linux
-
 package cqe
 
 import (
 	"strconv"
+	"syscall"
 
 	"github.com/pure-uring/uring/sys"
-	"golang.org/x/sys/unix"
 )
 
-// Result returns the CQE's result when it is >= 0, or a unix.Errno (-res)
-// when it is negative. It never allocates.
+// Result returns the CQE's result when it is >= 0, or a syscall.Errno (the
+// same type as unix.Errno) of -res when it is negative. It never allocates.
 func Result(c *sys.CQE) (int, error) {
 	if c.Res < 0 {
-		return 0, unix.Errno(-int64(c.Res))
+		return 0, syscall.Errno(-int64(c.Res))
 	}
 	return int(c.Res), nil
 }
@@ -22,9 +20,9 @@ func Result(c *sys.CQE) (int, error) {
 // layer (poll.OpError and task.OpError are this type): its opcode, the
 // call's name when that is not the opcode (a task method: "read",
 // "accept_multishot"), the fd it ran on (-1: not known), and why it
-// failed: the errno of its CQE (unix.Errno), or what kept it from
+// failed: the errno of its CQE (syscall.Errno), or what kept it from
 // completing (a cancelled context, a closed ring, an opcode the kernel
-// lacks). errors.Is(err, unix.ECANCELED) and the like work through Unwrap.
+// lacks). errors.Is(err, syscall.ECANCELED) and the like work through Unwrap.
 type Error struct {
 	Op     sys.Op
 	Name   string
@@ -47,18 +45,18 @@ func (e *Error) Error() string {
 		msg = e.Err.Error()
 	}
 	s += ": " + msg
-	if e.IOPoll && e.Errno() == unix.EOPNOTSUPP {
+	if e.IOPoll && e.Errno() == syscall.EOPNOTSUPP {
 		s += " (IOPOLL ring: the file is not O_DIRECT, or its block device has no poll queues)"
 	}
 	return s
 }
 
-// Unwrap returns the cause, so errors.Is(err, unix.ECANCELED) works.
+// Unwrap returns the cause, so errors.Is(err, syscall.ECANCELED) works.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errno returns the CQE's errno, or 0 when the cause is not an errno.
-func (e *Error) Errno() unix.Errno {
-	if en, ok := e.Err.(unix.Errno); ok {
+func (e *Error) Errno() syscall.Errno {
+	if en, ok := e.Err.(syscall.Errno); ok {
 		return en
 	}
 	return 0
@@ -70,5 +68,5 @@ func Err(c *sys.CQE, op sys.Op, fd int) error {
 	if c.Res >= 0 {
 		return nil
 	}
-	return &Error{Op: op, Fd: fd, Err: unix.Errno(-int64(c.Res))}
+	return &Error{Op: op, Fd: fd, Err: syscall.Errno(-int64(c.Res))}
 }
