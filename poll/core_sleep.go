@@ -37,6 +37,19 @@ func (c *Core) Stop() bool {
 // Stopping reports whether Stop was called.
 func (c *Core) Stopping() bool { return c.stop.Load() }
 
+// RaiseWork sets the work flag (an Inbox's Post does, before Wake).
+func (c *Core) RaiseWork() { c.work.Store(1) }
+
+// TakeWork lowers the work flag and reports whether it was up (an Inbox's
+// Take does, before it reads its queue).
+func (c *Core) TakeWork() bool {
+	if c.work.Load() == 0 {
+		return false
+	}
+	c.work.Store(0)
+	return true
+}
+
 // HasWork reports whether posted messages (or a Stop) wait for the owner
 // (an Inbox's Take lowers the flag).
 func (c *Core) HasWork() bool { return c.work.Load() != 0 }
