@@ -150,7 +150,9 @@ func (r *Ring) enterSigmask(toSubmit, n uint32, left time.Duration, mask sys.Sig
 // Linux 6.13. It returns the first CQE; ErrTimeout when the slot's timeout
 // (sys.RegWaitTS in its flags) passed with none ready; with a minimum wait
 // in the slot it may return after that with fewer than n. A slot outside
-// the region, or a ring without one, is the kernel's EFAULT. A signal the
+// the region, or a ring without one, is the kernel's EFAULT (and the
+// kernel reads the region's last slot as slot 0, which is why
+// reg.Region leaves it out). A signal the
 // slot's mask lets through ends the wait with an error matching
 // syscall.EINTR (not retried: the slot's timeout would start over). On
 // kernels before 6.13 it returns an *UnsupportedError naming 6.13.

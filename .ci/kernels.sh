@@ -4,7 +4,7 @@
 # or does not run, or a VM does not finish; 2 if it cannot set up.
 #
 #   usage: bash .ci/kernels.sh [--kernels '5.10 6.1 6.12'] [--pkgs 'reg task']
-#                [--run REGEX] [--skip REGEX] [--timeout 8m] [--budget 35m]
+#                [--run REGEX] [--skip REGEX] [--timeout 8m] [--budget 30m]
 #                [--jobs N] [--keep]
 #     --kernels  series (newest linux-image-<series>.*-amd64 of bullseye,
 #                bookworm, trixie and their -security suites) or package names
@@ -12,7 +12,7 @@
 #     --run, --skip  passed as -test.run, -test.skip
 #     --timeout  -test.timeout of each test binary (default 8m); a binary still
 #                alive 2 minutes later is killed
-#     --budget   wall-clock limit of the whole run (default 35m); a VM gets the
+#     --budget   wall-clock limit of the whole run (default 30m); a VM gets the
 #                time left divided by the rounds of --jobs VMs still to start,
 #                is killed when that runs out, and does not start with < 2m
 #     --jobs     VMs at a time (default: all if nproc >= 4, else 1); -smp 2 each
@@ -45,7 +45,7 @@ die() { echo "kernels: $*" >&2; exit 2; }
 log() { echo "kernels: $*" >&2; }
 first() { local f; for f; do [ ! -e "$f" ] || { echo "$f"; return; }; done; } # first path that exists
 
-kernels='5.10 6.1 6.12' pkgs='' runre='' skipre='' ttimeout=8m budget=35m jobs='' keep=0
+kernels='5.10 6.1 6.12' pkgs='' runre='' skipre='' ttimeout=8m budget=30m jobs='' keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernels) kernels=$2; shift 2 ;;
@@ -251,13 +251,13 @@ fi
 # modules KX KW: the null_blk and nvme modules (and what they depend on) of the
 # kernel unpacked in KX, as KW/m/k/{mod/,modules,polldevs}; kargs for built-ins
 modules() {
-	local kx=$1 kw=$2 md m
+	local kx=$1 kw=$2 md
 	md=$(first "$kx"/lib/modules/* "$kx"/usr/lib/modules/*)
 	mkdir -p "$kw/m/k/mod"; : >"$kw/m/k/modules"; : >"$kw/m/k/polldevs"
 	kargs=' nvme.poll_queues=2'
 	declare -A seen=()
 	addmod() { # name args: unpacked into m/k/mod, dependencies first
-		local name=$1 args=$2 f out d a=${1//-/_} b=${1//_/-}
+		local args=$2 f out d have a=${1//-/_} b=${1//_/-}
 		[ -z "${seen[$a]:-}" ] || return 0; seen[$a]=1
 		f=$(find "$md" \( -name "$a.ko*" -o -name "$b.ko*" \) -print -quit)
 		[ -n "$f" ] || return 1
@@ -268,7 +268,8 @@ modules() {
 		esac
 		for d in $(modinfo -F depends "$out" | tr , ' '); do addmod "$d" '' || return 1; done
 		# only the parameters this kernel's module has
-		args=$(for p in $args; do modinfo -F parm "$out" | cut -d: -f1 | grep -qx "${p%%=*}" && echo "$p"; done | xargs)
+		have=" $(modinfo -F parm "$out" | cut -d: -f1 | xargs) "
+		args=$(for p in $args; do [[ $have != *" ${p%%=*} "* ]] || echo "$p"; done | xargs)
 		echo "$a.ko $args" >>"$kw/m/k/modules"
 	}
 	isbuiltin() { grep -qE "/($1|${1//_/-})\.ko\$" "$md/modules.builtin" 2>/dev/null; }
@@ -324,7 +325,7 @@ runvm() {
 
 # report I: prints kernel I's report; writes $work/kI/{result,summary}
 report() {
-	local i=$1 kw=$work/k$1 name=${klist[$1]} T rel j id lab sec end rc res p f s leaves bad=0
+	local i=$1 kw=$work/k$1 name=${klist[$1]} T rel polled j id lab sec end rc res p f s bad=0
 	T=$kw/tests.txt
 	tr -d '\r' <"$kw/tests.log" >"$T"
 	rel=$(sed -n 's/^KT-KERNEL \([^ ]*\).*/\1/p' "$T")

@@ -311,6 +311,9 @@ func chooseMechanism(fn string, cfg PoolConfig, has func(uring.Capability) error
 // mechanism is the best the kernel has unless cfg.Mechanism names one.
 func NewBufPool(t Target, cfg PoolConfig) (*BufPool, error) {
 	const fn = "NewBufPool"
+	if r, ok := t.(*uring.Ring); t == nil || ok && r == nil {
+		return nil, argErr(fn, "t", "is nil")
+	}
 	if err := checkPoolConfig(fn, cfg); err != nil {
 		return nil, err
 	}

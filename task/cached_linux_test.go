@@ -70,6 +70,7 @@ func evict(t *testing.T, f *os.File) bool {
 // read returns; tasks reading together go through the ring as one batch;
 // a miss and an error take the ring.
 func TestReadCached(t *testing.T) {
+	requireRing(t)
 	ex := newExec(t)
 	f, data := cachedFile(t)
 	fd := int(f.Fd())

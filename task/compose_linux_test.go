@@ -70,6 +70,7 @@ func TestFirstOf(t *testing.T) {
 }
 
 func TestLinkChain(t *testing.T) {
+	requireRing(t)
 	ex := newExec(t)
 	path := filepath.Join(t.TempDir(), "f")
 	got := make([]byte, 5)

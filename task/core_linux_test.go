@@ -108,6 +108,7 @@ func TestHandleDoneFromGoroutine(t *testing.T) {
 // request leaks become EINTR, or the context's error when the op was
 // cancelled.
 func TestRestartErrnoMapping(t *testing.T) {
+	requireRing(t)
 	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
 	ex := newExec(t)
 	inject := func(res int32) func(s *sys.SQE) {

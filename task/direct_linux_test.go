@@ -53,6 +53,7 @@ func TestDirectRecvSend(t *testing.T) {
 // A task whose socket always has data still parks every directBudget
 // calls, so the other tasks of its executor run.
 func TestDirectBudgetLetsOthersRun(t *testing.T) {
+	requireRing(t)
 	ex := newExec(t)
 	a, b := socketPair(t)
 	_, err := unix.Write(a, make([]byte, 1000))

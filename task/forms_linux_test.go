@@ -88,6 +88,7 @@ func TestFileForms(t *testing.T) {
 }
 
 func TestFixedBufferAndFile(t *testing.T) {
+	requireRing(t)
 	ex := newExec(t)
 	r, w := pipe(t)
 	mem := make([]byte, 4096)
@@ -256,6 +257,7 @@ func TestSplice(t *testing.T) {
 }
 
 func TestAwaitGeneric(t *testing.T) {
+	requireRing(t)
 	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
 	ex := newExec(t)
 	var res int32

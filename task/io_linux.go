@@ -22,6 +22,9 @@ const CurrentPos int64 = -1
 
 // Nop awaits a NOP (io_uring_prep_nop, 5.1).
 func (t *T) Nop() error {
+	if t.ex.fb != nil {
+		return t.fbNop()
+	}
 	s, sl, err := t.start("nop", -1)
 	if err != nil {
 		return err
@@ -82,6 +85,9 @@ func (t *T) rw(kind rwKind, fd int, buf []byte, off int64, bufIndex uint16, fixe
 // Read reads into buf at off (CurrentPos: the file position), returning
 // the byte count (IORING_OP_READ, 5.6). 0 means end of file.
 func (t *T) Read(fd int, buf []byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbRW("Read", "read", fd, buf, off, false)
+	}
 	return t.rw(rwRead, fd, buf, off, 0, false)
 }
 
@@ -96,6 +102,9 @@ func (t *T) Read(fd int, buf []byte, off int64) (int, error) {
 // batches stay batches. Do not use it on O_DIRECT files: RWF_NOWAIT does
 // not stop those from waiting for the device, on the executor's thread.
 func (t *T) ReadCached(fd int, buf []byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbRW("ReadCached", "read", fd, buf, off, false)
+	}
 	if len(buf) > 0 && t.alone() && t.direct() {
 		if n, err := fdio.PreadNowait(fd, buf, off); err == nil {
 			t.ex.stats.cacheHits++
@@ -113,28 +122,43 @@ func (t *T) alone() bool {
 
 // Write writes buf at off (IORING_OP_WRITE, 5.6).
 func (t *T) Write(fd int, buf []byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbRW("Write", "write", fd, buf, off, true)
+	}
 	return t.rw(rwWrite, fd, buf, off, 0, false)
 }
 
 // ReadFixed reads into buf, which lies in registered buffer bufIndex
 // (IORING_OP_READ_FIXED, 5.1).
 func (t *T) ReadFixed(fd int, buf []byte, off int64, bufIndex uint16) (int, error) {
+	if t.ex.fb != nil {
+		return 0, unsupportedOp("read_fixed", "a registered buffer")
+	}
 	return t.rw(rwReadFixed, fd, buf, off, bufIndex, false)
 }
 
 // WriteFixed writes buf, which lies in registered buffer bufIndex
 // (IORING_OP_WRITE_FIXED, 5.1).
 func (t *T) WriteFixed(fd int, buf []byte, off int64, bufIndex uint16) (int, error) {
+	if t.ex.fb != nil {
+		return 0, unsupportedOp("write_fixed", "a registered buffer")
+	}
 	return t.rw(rwWriteFixed, fd, buf, off, bufIndex, false)
 }
 
 // ReadSlot reads from the registered (fixed) file in slot.
 func (t *T) ReadSlot(slot sqe.Slot, buf []byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return 0, unsupportedOp("read", "a registered file")
+	}
 	return t.rw(rwRead, int(slot), buf, off, 0, true)
 }
 
 // WriteSlot writes to the registered (fixed) file in slot.
 func (t *T) WriteSlot(slot sqe.Slot, buf []byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return 0, unsupportedOp("write", "a registered file")
+	}
 	return t.rw(rwWrite, int(slot), buf, off, 0, true)
 }
 
@@ -180,11 +204,17 @@ func (t *T) rwv(fn, name string, write bool, fd int, bufs [][]byte, off int64) (
 
 // Readv reads into bufs at off (IORING_OP_READV, 5.1).
 func (t *T) Readv(fd int, bufs [][]byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbVec("Readv", "readv", fd, bufs, off, false)
+	}
 	return t.rwv("Readv", "readv", false, fd, bufs, off)
 }
 
 // Writev writes bufs at off (IORING_OP_WRITEV, 5.1).
 func (t *T) Writev(fd int, bufs [][]byte, off int64) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbVec("Writev", "writev", fd, bufs, off, true)
+	}
 	return t.rwv("Writev", "writev", true, fd, bufs, off)
 }
 
@@ -221,6 +251,9 @@ func pathErr(fn, arg string, err error) error {
 // added. If the task's context is cancelled and the open completes anyway,
 // the fd is closed.
 func (t *T) Openat(dirfd int, path string, flags int, mode uint32) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbOpenat(dirfd, path, flags, mode)
+	}
 	s, sl, err := t.pathOp("Openat", "openat", dirfd, path)
 	if err != nil {
 		return -1, err
@@ -244,6 +277,9 @@ func (t *T) Open(path string, flags int, mode uint32) (int, error) {
 // Close closes fd (IORING_OP_CLOSE, 5.6). It runs even when the task's
 // context is cancelled, and while the executor closes.
 func (t *T) Close(fd int) error {
+	if t.ex.fb != nil {
+		return t.fbClose(fd)
+	}
 	s, sl, err := t.startAlways("close", fd)
 	if err != nil {
 		return err
@@ -263,6 +299,9 @@ func (t *T) Statx(dirfd int, path string, flags int, mask uint32, st *unix.Statx
 	if st == nil {
 		return argError("Statx", "st", "is nil")
 	}
+	if t.ex.fb != nil {
+		return t.fbStatx(dirfd, path, flags, mask, st)
+	}
 	s, sl, err := t.pathOp("Statx", "statx", dirfd, path)
 	if err != nil {
 		return err
@@ -279,6 +318,9 @@ func (t *T) Statx(dirfd int, path string, flags int, mask uint32, st *unix.Statx
 // Fsync flushes fd (IORING_OP_FSYNC, 5.1); flags may be
 // sys.FsyncDatasync.
 func (t *T) Fsync(fd int, flags uint32) error {
+	if t.ex.fb != nil {
+		return t.fbFsync(fd, flags)
+	}
 	s, sl, err := t.start("fsync", fd)
 	if err != nil {
 		return err
@@ -292,6 +334,9 @@ func (t *T) Fsync(fd int, flags uint32) error {
 
 // Fallocate allocates [off, off+length) of fd (IORING_OP_FALLOCATE, 5.6).
 func (t *T) Fallocate(fd int, mode uint32, off, length int64) error {
+	if t.ex.fb != nil {
+		return t.fbFallocate(fd, mode, off, length)
+	}
 	s, sl, err := t.start("fallocate", fd)
 	if err != nil {
 		return err
@@ -306,6 +351,9 @@ func (t *T) Fallocate(fd int, mode uint32, off, length int64) error {
 // Unlinkat removes path (unix.AT_REMOVEDIR for a directory)
 // (IORING_OP_UNLINKAT, 5.11).
 func (t *T) Unlinkat(dirfd int, path string, flags int) error {
+	if t.ex.fb != nil {
+		return t.fbUnlinkat(dirfd, path, flags)
+	}
 	s, sl, err := t.pathOp("Unlinkat", "unlinkat", dirfd, path)
 	if err != nil {
 		return err
@@ -319,6 +367,9 @@ func (t *T) Unlinkat(dirfd int, path string, flags int) error {
 
 // Mkdirat creates directory path (IORING_OP_MKDIRAT, 5.15).
 func (t *T) Mkdirat(dirfd int, path string, mode uint32) error {
+	if t.ex.fb != nil {
+		return t.fbMkdirat(dirfd, path, mode)
+	}
 	s, sl, err := t.pathOp("Mkdirat", "mkdirat", dirfd, path)
 	if err != nil {
 		return err
@@ -332,6 +383,9 @@ func (t *T) Mkdirat(dirfd int, path string, mode uint32) error {
 
 // Renameat renames oldpath to newpath (IORING_OP_RENAMEAT, 5.11).
 func (t *T) Renameat(olddirfd int, oldpath string, newdirfd int, newpath string, flags uint32) error {
+	if t.ex.fb != nil {
+		return t.fbRenameat(olddirfd, oldpath, newdirfd, newpath, flags)
+	}
 	sl, err := t.slot("renameat", olddirfd)
 	if err != nil {
 		return err
@@ -360,6 +414,9 @@ func (t *T) Renameat(olddirfd int, oldpath string, newdirfd int, newpath string,
 // Splice moves up to n bytes from fdIn to fdOut (offsets -1 for pipes)
 // (IORING_OP_SPLICE, 5.7).
 func (t *T) Splice(fdIn int, offIn int64, fdOut int, offOut int64, n uint32, flags uint32) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbSplice(fdIn, offIn, fdOut, offOut, n, flags)
+	}
 	s, sl, err := t.start("splice", fdOut)
 	if err != nil {
 		return 0, err
@@ -374,6 +431,9 @@ func (t *T) Splice(fdIn int, offIn int64, fdOut int, offOut int64, n uint32, fla
 // Poll waits until fd has one of events (unix.POLLIN ...) and returns the
 // events that are ready (IORING_OP_POLL_ADD, 5.1).
 func (t *T) Poll(fd int, events uint32) (uint32, error) {
+	if t.ex.fb != nil {
+		return t.fbPoll(fd, events)
+	}
 	s, sl, err := t.start("poll_add", fd)
 	if err != nil {
 		return 0, err
@@ -388,6 +448,9 @@ func (t *T) Poll(fd int, events uint32) (uint32, error) {
 // Sleep parks the task for d (IORING_OP_TIMEOUT, 5.4); a cancelled context
 // ends it early with the context's error.
 func (t *T) Sleep(d time.Duration) error {
+	if t.ex.fb != nil {
+		return t.fbSleepOp(d)
+	}
 	if err := t.check(); err != nil {
 		return opError("timeout", -1, err)
 	}

@@ -93,6 +93,9 @@ func (t *T) Link(ops ...Op) ([]Result, error) {
 		}
 	}
 	ex := t.ex
+	if ex.fb != nil {
+		return nil, unsupportedOp("link", "a link chain")
+	}
 	if n > ex.ring.SQEntries() {
 		return nil, argError("Link", "len(ops)", "exceeds the SQ size")
 	}

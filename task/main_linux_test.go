@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -15,13 +16,50 @@ import (
 	"github.com/pure-uring/uring/internal/testutil"
 )
 
-func TestMain(m *testing.M) { testutil.Main(m) }
+// TestMain runs the package's tests on the io_uring backend, then, in a
+// child process with URING_TASK_BACKEND=fallback, on the fallback backend:
+// one suite, both backends. Tests about io_uring itself (rings,
+// registered buffers, SQEs) say so with requireRing.
+func TestMain(m *testing.M) {
+	if os.Getenv(backendEnv) != "" {
+		testutil.Main(m)
+		return
+	}
+	code := testutil.RunMain(m)
+	if code == 0 {
+		code = testutil.RerunWithEnv(backendEnv + "=fallback")
+	}
+	os.Exit(code)
+}
+
+// backendEnv selects the backend of the package's executors.
+const backendEnv = "URING_TASK_BACKEND"
+
+// onFallback reports whether the tests run on the fallback backend.
+func onFallback() bool { return os.Getenv(backendEnv) == "fallback" }
+
+// backendOpts are the options of the backend the tests run on.
+func backendOpts() []Option {
+	if onFallback() {
+		return []Option{WithoutIOUring()}
+	}
+	return nil
+}
+
+// requireRing skips a test about io_uring itself (rings, SQEs,
+// registered resources, kernel waits) on the fallback backend.
+func requireRing(tb testing.TB) {
+	tb.Helper()
+	if onFallback() {
+		tb.Skip("about io_uring itself: the fallback backend has no ring")
+	}
+}
 
 // newExec starts an executor closed at the end of the test; it skips when
 // io_uring is unavailable.
 func newExec(tb testing.TB, opts ...Option) *Executor {
 	tb.Helper()
-	ex, err := NewExecutor(opts...)
+	ex, err := NewExecutor(append(backendOpts(), opts...)...)
 	if errors.Is(err, uring.ErrUnsupported) {
 		tb.Skipf("io_uring unavailable: %v", err)
 	}

@@ -342,6 +342,9 @@ func checkPool(fn string, pool *reg.BufPool) error {
 // would share one sockaddr): use getpeername. See the multishot rules
 // above for how the sequence ends.
 func (t *T) AcceptMultishot(fd int, flags int) iter.Seq2[int, error] {
+	if t.ex.fb != nil {
+		return t.fbAcceptMultishot(fd, flags)
+	}
 	return func(yield func(int, error) bool) {
 		m := t.newMultishot(msAccept, fd, nil)
 		m.flags = flags
@@ -354,6 +357,9 @@ func (t *T) AcceptMultishot(fd int, flags int) iter.Seq2[int, error] {
 // flags, until the peer shuts down. Each []byte is valid until the loop
 // body returns (its buffer then goes back to the ring).
 func (t *T) RecvMultishot(fd int, pool *reg.BufPool, flags int) iter.Seq2[[]byte, error] {
+	if t.ex.fb != nil {
+		return fbPoolIter("recv_multishot", pool)
+	}
 	return func(yield func([]byte, error) bool) {
 		if err := checkPool("RecvMultishot", pool); err != nil {
 			yield(nil, err)
@@ -370,6 +376,9 @@ func (t *T) RecvMultishot(fd int, pool *reg.BufPool, flags int) iter.Seq2[[]byte
 // pool, until end of file. Each []byte is valid until the loop body
 // returns.
 func (t *T) ReadMultishot(fd int, pool *reg.BufPool) iter.Seq2[[]byte, error] {
+	if t.ex.fb != nil {
+		return fbPoolIter("read_multishot", pool)
+	}
 	return func(yield func([]byte, error) bool) {
 		if err := checkPool("ReadMultishot", pool); err != nil {
 			yield(nil, err)
@@ -384,6 +393,9 @@ func (t *T) ReadMultishot(fd int, pool *reg.BufPool) iter.Seq2[[]byte, error] {
 // (IORING_POLL_ADD_MULTI, 5.13). The body must consume the readiness
 // (read the data ...) or the poll fires again at once.
 func (t *T) PollMultishot(fd int, events uint32) iter.Seq2[uint32, error] {
+	if t.ex.fb != nil {
+		return t.fbPollMultishot(fd, events)
+	}
 	return func(yield func(uint32, error) bool) {
 		m := t.newMultishot(msPoll, fd, nil)
 		m.events = events

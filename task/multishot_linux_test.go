@@ -155,6 +155,7 @@ func TestRecvMultishotLargerThanRing(t *testing.T) {
 }
 
 func testRecvMultishotLargerThanRing(t *testing.T) {
+	requireRing(t) // a provided-buffer pool needs a ring
 	ex := newExec(t)
 	a, b := socketPair(t)
 	want := randomBytes(256 << 10)
@@ -199,6 +200,7 @@ func TestReadMultishotPipe(t *testing.T) {
 }
 
 func testReadMultishotPipe(t *testing.T) {
+	requireRing(t) // a provided-buffer pool needs a ring
 	ex := newExec(t)
 	r, w := pipe(t)
 	want := randomBytes(64 << 10)
@@ -243,6 +245,7 @@ func TestMultishotBreakEarly(t *testing.T) {
 }
 
 func testMultishotBreakEarly(t *testing.T) {
+	requireRing(t) // a provided-buffer pool needs a ring
 	ex := newExec(t)
 	a, b := socketPair(t)
 	_, err := unix.Write(b, []byte("first"))
@@ -304,6 +307,7 @@ func testMultishotBreakEarly(t *testing.T) {
 func TestMultishotCancel(t *testing.T) { forEachForm(t, uring.CapMultishotRecv, testMultishotCancel) }
 
 func testMultishotCancel(t *testing.T) {
+	requireRing(t) // a provided-buffer pool needs a ring
 	ex := newExec(t)
 	a, _ := socketPair(t)
 	err := runTask(t, ex, func(tk *T) error {

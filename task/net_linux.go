@@ -80,6 +80,9 @@ func checkAddr(fn string, ap netip.AddrPort) error {
 // Socket creates a socket and returns its fd (IORING_OP_SOCKET, 5.19);
 // SOCK_CLOEXEC is added.
 func (t *T) Socket(domain, typ, proto int) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbSocket(domain, typ, proto)
+	}
 	s, sl, err := t.start("socket", -1)
 	if err != nil {
 		return -1, err
@@ -99,6 +102,9 @@ func (t *T) Socket(domain, typ, proto int) (int, error) {
 func (t *T) Connect(fd int, addr netip.AddrPort) error {
 	if err := checkAddr("Connect", addr); err != nil {
 		return err
+	}
+	if t.ex.fb != nil {
+		return t.fbConnect(fd, addr)
 	}
 	s, sl, err := t.start("connect", fd)
 	if err != nil {
@@ -122,6 +128,9 @@ func (t *T) Connect(fd int, addr netip.AddrPort) error {
 // (IORING_OP_ACCEPT, 5.5); SOCK_CLOEXEC is added. If the task's context is
 // cancelled and the accept completes anyway, the new fd is closed.
 func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
+	if t.ex.fb != nil {
+		return t.fbAccept(fd, flags)
+	}
 	s, sl, err := t.start("accept", fd)
 	if err != nil {
 		return -1, netip.AddrPort{}, err
@@ -141,6 +150,9 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 
 // Recv receives into buf (IORING_OP_RECV, 5.6); 0 means the peer shut down.
 func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbSock("Recv", "recv", fd, buf, flags, false)
+	}
 	// Tried directly only when the last recv left data behind (a full
 	// buffer, or CQE_F_SOCK_NONEMPTY): a ping-pong's EAGAIN costs a syscall.
 	if flags == 0 && len(buf) > 0 && !t.recvDrained && t.direct() {
@@ -165,6 +177,9 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 
 // Send sends buf (IORING_OP_SEND, 5.6); MSG_NOSIGNAL is added.
 func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbSock("Send", "send", fd, buf, flags, true)
+	}
 	if flags == 0 && len(buf) > 0 && t.direct() {
 		n, err := fdio.SendNonblock(fd, buf)
 		if done, err := directDone("send", fd, err); done {
@@ -187,6 +202,9 @@ func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
 // holds buf until its notification CQE; SendZC returns after that CQE, so
 // buf is free again when it returns.
 func (t *T) SendZC(fd int, buf []byte, flags int) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbSock("SendZC", "send_zc", fd, buf, flags, true)
+	}
 	s, sl, err := t.start("send_zc", fd)
 	if err != nil {
 		return 0, err
@@ -203,6 +221,9 @@ func (t *T) SendZC(fd int, buf []byte, flags int) (int, error) {
 // Sendmsg sends bufs and the control data oob, to addr when it is valid
 // (unconnected sockets) (IORING_OP_SENDMSG, 5.3); MSG_NOSIGNAL is added.
 func (t *T) Sendmsg(fd int, bufs [][]byte, oob []byte, addr netip.AddrPort, flags int) (int, error) {
+	if t.ex.fb != nil {
+		return t.fbSendmsg(fd, bufs, oob, addr, flags)
+	}
 	s, sl, err := t.start("sendmsg", fd)
 	if err != nil {
 		return 0, err
@@ -225,6 +246,9 @@ func (t *T) Sendmsg(fd int, bufs [][]byte, oob []byte, addr netip.AddrPort, flag
 // Recvmsg receives into bufs and oob (IORING_OP_RECVMSG, 5.3); it returns
 // the byte count, the control bytes, the msg flags and the sender.
 func (t *T) Recvmsg(fd int, bufs [][]byte, oob []byte, flags int) (n, oobn, recvflags int, from netip.AddrPort, err error) {
+	if t.ex.fb != nil {
+		return t.fbRecvmsg(fd, bufs, oob, flags)
+	}
 	s, sl, err := t.start("recvmsg", fd)
 	if err != nil {
 		return 0, 0, 0, from, err
@@ -269,6 +293,9 @@ func (sl *opSlot) prepMsg(bufs [][]byte, oob []byte) error {
 // Shutdown shuts down part of a full-duplex connection (unix.SHUT_WR ...)
 // (IORING_OP_SHUTDOWN, 5.11).
 func (t *T) Shutdown(fd, how int) error {
+	if t.ex.fb != nil {
+		return t.fbShutdown(fd, how)
+	}
 	s, sl, err := t.start("shutdown", fd)
 	if err != nil {
 		return err

@@ -37,6 +37,8 @@ type sock struct {
 	rmu, wmu sync.Mutex // one reader, one writer at a time (each owns its request)
 	rd, wr   connReq
 	g        fdGuard // calls outside the two directions (options, shutdown, Control)
+	fbErr    error   // why the fallback could not register the fd
+	fb       *fbSock // the fallback backend's netpoller registration; nil on io_uring
 }
 
 // reqOp is what a connReq asks the executor to submit.
@@ -90,6 +92,11 @@ func (s *sock) init(ex *Executor, fd int, network string, laddr, raddr net.Addr)
 	s.ex, s.fd, s.net, s.laddr, s.raddr = ex, fd, network, laddr, raddr
 	s.rd = connReq{s: s, op: reqRecv, done: make(chan struct{}, 1)}
 	s.wr = connReq{s: s, op: reqSend, done: make(chan struct{}, 1)}
+	if ex.fb != nil {
+		if err := s.initFallback(); err != nil {
+			s.fbErr = err
+		}
+	}
 }
 
 // maxIO bounds one RECV/SEND (the SQE's length is 32 bits).
@@ -101,6 +108,12 @@ const maxIO = 1 << 30
 // os.ErrDeadlineExceeded, an *os.SyscallError named name); the caller
 // wraps them in a *net.OpError.
 func (s *sock) io(r *connReq, name string, op reqOp, b []byte) (int, error) {
+	if s.ex.fb != nil {
+		if s.fb == nil {
+			return 0, s.fbErr
+		}
+		return s.fbIO(r, name, op, b)
+	}
 	for {
 		if s.closed.Load() {
 			return 0, net.ErrClosed
@@ -214,6 +227,10 @@ func (s *sock) close(interrupt, more func()) error {
 	if interrupt != nil {
 		interrupt()
 	}
+	if s.fb != nil {
+		s.ex.fb.dropSock(s.fb)
+		_ = s.fb.f.Close() // ends the netpoller waits in flight
+	}
 	s.g.close()
 	s.rmu.Lock()
 	s.wmu.Lock()
@@ -238,6 +255,9 @@ func (s *sock) setDeadline(r *connReq, t time.Time) {
 	}
 	if r.dl.Swap(dl) == dl {
 		return
+	}
+	if s.fb != nil {
+		s.fbDeadline(r, t)
 	}
 	r.seq.Add(1)
 	if r.inflight.Load() {
@@ -467,6 +487,9 @@ func (ex *Executor) connCancel(r *connReq) {
 }
 
 // complete hands res to the caller waiting on r.
+// refuse completes r with ECANCELED: its executor has stopped.
+func (r *connReq) refuse() { r.complete(-int32(unix.ECANCELED)) }
+
 func (r *connReq) complete(res int32) {
 	r.sl = nil
 	r.res = res

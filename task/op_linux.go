@@ -239,20 +239,10 @@ func (ex *Executor) cancelOp(sl *opSlot) {
 	}
 }
 
-// interrupt stops t's current wait with err (a cancelled context, Close).
-func (ex *Executor) interrupt(t *T, err error) {
-	if t.finished || t.ready {
-		return
-	}
-	switch t.parkKind {
-	case parkOp:
-		for _, sl := range t.ops() {
-			ex.cancelOp(sl)
-		}
-	case parkWait:
-		t.unjoin()
-		t.parkErr = err
-		ex.wake(t)
+// cancelRingOps asks the kernel to cancel the ops t waits for.
+func (ex *Executor) cancelRingOps(t *T) {
+	for _, sl := range t.ops() {
+		ex.cancelOp(sl)
 	}
 }
 
@@ -458,6 +448,9 @@ func (t *T) opErr(name string, fd int, res int32, linked bool) error {
 // opcode the kernel lacks is refused before anything is submitted (an
 // *OpError wrapping uring.ErrUnsupported that names it).
 func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
+	if t.ex.fb != nil {
+		return 0, 0, unsupportedOp("await", "a raw SQE")
+	}
 	s, sl, err := t.start("await", -1)
 	if err != nil {
 		return 0, 0, err

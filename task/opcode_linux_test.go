@@ -16,6 +16,7 @@ import (
 // kernel, naming it; the slot is free again and the SQE's link is gone, so
 // the next await runs on its own.
 func TestAwaitUnknownOpcodeRefused(t *testing.T) {
+	requireRing(t)
 	op := testutil.MissingOp(t)
 	ex := newExec(t)
 	var refused, next error

@@ -72,6 +72,7 @@ func pingPong(t *testing.T, ex *Executor, n int) poll.CoreStats {
 // all complete. (6.12's eventfd, which stops signalling deferred work,
 // made this hang: see poll's eventfd probe.)
 func TestParkGOMAXPROCS1PingPong(t *testing.T) {
+	requireRing(t) // the completion core\'s counters and states
 	st := pingPong(t, newExec(t), 500)
 	require.Zero(t, st.KernelWaits, "an executor waited in the kernel with one P")
 	require.NotZero(t, st.NetParks, "the executor never parked in the netpoller")
@@ -85,6 +86,7 @@ func TestParkGOMAXPROCS1PingPong(t *testing.T) {
 // the task's sleeps interleave, and every wait of the executor is a park
 // in the netpoller.
 func TestParkGOMAXPROCS1Counter(t *testing.T) {
+	requireRing(t) // the completion core\'s counters and states
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ex := newExec(t)
 	var steps atomic.Int64

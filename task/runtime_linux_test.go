@@ -24,7 +24,7 @@ import (
 
 func newRuntime(tb testing.TB, n int) *Runtime {
 	tb.Helper()
-	rt, err := NewRuntime(n)
+	rt, err := NewRuntime(n, backendOpts()...)
 	if errors.Is(err, uring.ErrUnsupported) {
 		tb.Skipf("io_uring unavailable: %v", err)
 	}

@@ -38,6 +38,7 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 // An executor waiting in io_uring_enter is woken by work from another
 // goroutine (a posted CQE, not the eventfd) and from another executor.
 func TestKernelWaitWokenByPosts(t *testing.T) {
+	requireRing(t)                                                           // the completion core\'s counters and states
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 16)) // spare Ps
 	rt := newRuntime(t, 2)
 	a, b := rt.Executors()[0], rt.Executors()[1]

@@ -20,6 +20,7 @@ import (
 // sleep it was meant for, and an executor slept forever; the Core's sleep
 // state is its own claim.)
 func TestSpareWakeDoesNotSilenceNextSleep(t *testing.T) {
+	requireRing(t) // the completion core\'s counters and states
 	for _, kernel := range []bool{false, true} {
 		var opts []Option
 		want := poll.SleepIdle

@@ -20,6 +20,7 @@ import (
 // only with its own data). The generation wrap of the slots themselves is
 // the Core's (poll's TestGenerationWrap).
 func TestStaleTokensDropped(t *testing.T) {
+	requireRing(t)
 	testutil.FailIfKernelHas(t, "5.18", feature.Op(sys.OpMsgRing))
 	ex := newExec(t)
 	pr, pw := pipe(t)

@@ -74,3 +74,67 @@ func SendNonblock(fd int, b []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// RecvFlags is RecvNonblock with recv flags (MSG_DONTWAIT is added).
+func RecvFlags(fd int, b []byte, flags int) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(p), uintptr(len(b)), uintptr(flags|unix.MSG_DONTWAIT), 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// SendFlags is SendNonblock with send flags (MSG_DONTWAIT|MSG_NOSIGNAL
+// are added).
+func SendFlags(fd int, b []byte, flags int) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(len(b)), uintptr(flags|unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL), 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// PwriteNowait writes b at off (-1: the file position) without waiting
+// (pwritev2(2) with RWF_NOWAIT, Linux 4.14): EAGAIN when the write would
+// have to wait (a full pipe or socket buffer, a lock, allocation).
+func PwriteNowait(fd int, b []byte, off int64) (int, error) {
+	var iov unix.Iovec
+	if len(b) > 0 {
+		iov.Base = &b[0]
+		iov.SetLen(len(b))
+	}
+	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	n, _, errno := unix.Syscall6(unix.SYS_PWRITEV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_NOWAIT)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// Recvmsg is recvmsg(2) with a msghdr the caller built (MSG_DONTWAIT is
+// added); the error is the bare unix.Errno.
+func Recvmsg(fd int, msg *unix.Msghdr, flags int) (int, error) {
+	n, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(msg)), uintptr(flags|unix.MSG_DONTWAIT))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// Sendmsg is sendmsg(2) with a msghdr the caller built (MSG_DONTWAIT and
+// MSG_NOSIGNAL are added); the error is the bare unix.Errno.
+func Sendmsg(fd int, msg *unix.Msghdr, flags int) (int, error) {
+	n, _, errno := unix.Syscall(unix.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(msg)), uintptr(flags|unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}

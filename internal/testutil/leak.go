@@ -1,8 +1,10 @@
 package testutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -89,7 +91,10 @@ func Leaked(before Snapshot) string {
 
 // Main runs the tests of a package and fails the run when fds, goroutines
 // or mappings leaked. Use it as: func TestMain(m *testing.M) { testutil.Main(m) }.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(RunMain(m)) }
+
+// RunMain is Main without the exit: it returns the code.
+func RunMain(m *testing.M) int {
 	before := Take()
 	code := m.Run()
 	if code == 0 {
@@ -98,5 +103,25 @@ func Main(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	return code
+}
+
+// RerunWithEnv runs the test binary again, with the same arguments and
+// the environment variable kv ("NAME=value") added, and returns its exit
+// code: a package's suite runs twice, in two configurations (the task
+// layer's two backends). Its output goes to this process's.
+func RerunWithEnv(kv string) int {
+	fmt.Fprintf(os.Stderr, "=== rerun with %s\n", kv)
+	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+	cmd.Env = append(os.Environ(), kv)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		fmt.Fprintf(os.Stderr, "rerun with %s: %v\n", kv, err)
+		return 1
+	}
+	return 0
 }

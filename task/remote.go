@@ -2,11 +2,7 @@
 
 package task
 
-import (
-	"golang.org/x/sys/unix"
-
-	"github.com/pure-uring/uring/sys"
-)
+import "github.com/pure-uring/uring/sys"
 
 const (
 	msgSpawn      uint8 = iota // start t
@@ -16,6 +12,7 @@ const (
 	msgFunc                    // run fn on the executor's thread
 	msgConnIO                  // submit req's RECV/SEND
 	msgConnCancel              // cancel req's RECV/SEND if in flight
+	msgDone                    // fallback: the blocking call of t's wait tok ended with n, err
 )
 
 type remoteMsg struct {
@@ -25,6 +22,8 @@ type remoteMsg struct {
 	fn   func()
 	req  *connReq
 	w    *ctxWatch
+	n    int   // msgDone
+	err  error // msgDone
 }
 
 // refuse answers m when the executor has stopped.
@@ -33,7 +32,7 @@ func (m *remoteMsg) refuse() {
 	case msgSpawn:
 		m.t.finish(ErrClosed)
 	case msgConnIO:
-		m.req.complete(-int32(unix.ECANCELED))
+		m.req.refuse()
 	}
 }
 
@@ -49,7 +48,7 @@ func (ex *Executor) post(m remoteMsg) {
 // is one of its tasks (coroutines run on the executor's locked thread).
 // Callers check that the executor runs first: once it has stopped, its
 // thread is gone and the number may be another thread's.
-func (ex *Executor) onThread() bool { return ex.core.Tid() == sys.Gettid() }
+func (ex *Executor) onThread() bool { return ex.tid == sys.Gettid() }
 
 // drain takes the messages other goroutines posted.
 func (ex *Executor) drain() {
@@ -78,6 +77,8 @@ func (ex *Executor) drain() {
 			ex.connStart(m.req)
 		case msgConnCancel:
 			ex.connCancel(m.req)
+		case msgDone:
+			ex.fb.done(ex, m)
 		}
 		*m = remoteMsg{}
 	}

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/sys"
 )
 
 // Option configures an Executor.
@@ -27,6 +27,7 @@ type config struct {
 	spin      time.Duration
 	noPark    bool
 	fixedSpin bool // WithSpin given: no adaptive spinning
+	noIOUring bool // WithoutIOUring: the fallback backend
 }
 
 // WithEntries sets the ring's SQ size (default 1024; the CQ is 4x).
@@ -57,6 +58,12 @@ func WithSpin(d time.Duration) Option {
 // executors have the Ps to themselves.
 func WithKernelWait() Option { return func(c *config) { c.noPark = true } }
 
+// WithoutIOUring runs the executor on the fallback backend (Go's own I/O:
+// see Backend) even where io_uring is available, as it does by itself
+// where io_uring is not there. Ring options and ring-only ops do not apply
+// then.
+func WithoutIOUring() Option { return func(c *config) { c.noIOUring = true } }
+
 // WithCloseWait bounds how long Close waits for tasks and operations to
 // finish before stopping the remaining tasks (default 2s).
 func WithCloseWait(d time.Duration) Option { return func(c *config) { c.closeWait = d } }
@@ -69,13 +76,16 @@ const newBatch = 64
 // itself before handing back to its resumer.
 const maxDepth = 4
 
-// Executor runs tasks on one locked OS thread and one Ring, through a
-// poll.Core: the Core keeps the slots, reaps and dispatches, holds the
-// inbox and runs the sleep/wake protocol; the Executor schedules.
+// Executor runs tasks on one locked OS thread. Its backend is io_uring
+// (one Ring through a poll.Core, which keeps the slots, reaps and
+// dispatches and runs the sleep/wake protocol) or, where io_uring is not
+// there, Go's own I/O (see Backend); the Executor schedules.
 type Executor struct {
-	core  *poll.Core
-	inbox poll.Inbox[remoteMsg]
-	ring  *uring.Ring
+	ringState           // the io_uring backend (Linux), empty elsewhere
+	fb        *fallback // the fallback backend, nil on io_uring
+	inbox     poll.Inbox[remoteMsg]
+	tid       int     // the executor's thread
+	backend   Backend // which backend runs, and why
 
 	readyq       fifo[*T]
 	newq         fifo[newEntry] // tasks to start, in order
@@ -87,8 +97,7 @@ type Executor struct {
 	readyOnStack int // woken tasks that are on the resume stack
 	ticks        uint32
 
-	slots []*opSlot // every op record made (each kept on its Core slot)
-	busy  int       // records in use (ops with CQEs outstanding)
+	busy int // operations outstanding (ring records in use, fallback waits)
 
 	live  T // sentinel of the list of unfinished tasks
 	nlive int
@@ -129,7 +138,7 @@ type execStats struct {
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
 // creates the ring on that thread and runs tasks until Close.
 func NewExecutor(opts ...Option) (*Executor, error) {
-	c := config{entries: 1024, closeWait: 2 * time.Second, spin: poll.DefaultSpin}
+	c := config{entries: 1024, closeWait: 2 * time.Second, spin: defaultSpin}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -146,34 +155,15 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 	return ex, nil
 }
 
-// coreConfig is the executor's Core: SINGLE_ISSUER|DEFER_TASKRUN with
-// TASKRUN_FLAG where the kernel has them (and its eventfd works with them),
-// the ring's eventfd for the park in Go's netpoller, and the wake eventfd
-// for waits in io_uring_enter.
-func (c *config) coreConfig() poll.CoreConfig {
-	return poll.CoreConfig{
-		Entries:      c.entries,
-		CQEntries:    min(c.entries*4, uring.MaxCQEntries),
-		Options:      c.ringOpts,
-		DeferTaskrun: !c.noDefer,
-		NetPark:      !c.noPark,
-		KernelWake:   true,
-		Slots:        256,
-	}
-}
-
 func (ex *Executor) main(c *config, started chan<- error) {
 	// Never unlocked: the thread ends with this goroutine, so nothing else
-	// ever runs on the thread that owns the SINGLE_ISSUER ring.
+	// ever runs on the thread that owns a SINGLE_ISSUER ring.
 	runtime.LockOSThread()
-	core, err := poll.NewCore(c.coreConfig())
-	if err != nil {
+	ex.tid = sys.Gettid()
+	if err := ex.startBackend(c); err != nil {
 		started <- err
 		return
 	}
-	ex.core, ex.ring = core, core.Ring()
-	ex.inbox.Bind(core)
-	core.SetSpin(c.spin, !c.fixedSpin && core.NetPark())
 	ex.trimEvery = trimEvery
 	started <- nil
 	ex.loop()
@@ -181,9 +171,15 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	close(ex.done)
 }
 
-// Ring returns the executor's ring, for registrations (files, buffers)
-// made from a task on this executor. Do not submit or reap on it.
-func (ex *Executor) Ring() *uring.Ring { return ex.ring }
+// poll submits what is queued, waits for a completion when block is set
+// and nothing is runnable, and delivers what completed: the backend's.
+func (ex *Executor) poll(block bool) {
+	if ex.fb != nil {
+		ex.fb.poll(ex, block)
+		return
+	}
+	ex.ringPoll(block)
+}
 
 // loop is the bottom of the resume stack.
 func (ex *Executor) loop() {
@@ -296,51 +292,6 @@ func (ex *Executor) wake(t *T) {
 	}
 }
 
-// poll submits queued SQEs, waits for a CQE when block is set and nothing
-// is runnable, and dispatches what completed.
-func (ex *Executor) poll(block bool) {
-	ex.drain()
-	if ex.runnable() {
-		block = false
-	}
-	c := ex.core
-	if c.IOPoll() {
-		ex.pollIOPoll(block)
-		return
-	}
-	if !c.NetPark() {
-		ex.pollKernel(block)
-		return
-	}
-	// Submit also runs deferred completion work when the SQ flags say so.
-	_, _ = ex.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
-	if ex.reap() > 0 || !block || ex.runnable() {
-		return
-	}
-	// Goroutines just made runnable (a Conn's completion, a remote join)
-	// need the P a spin or kernel wait would hold, and are queued on this
-	// P: park, which gives it up at once.
-	parkNow := ex.signalled
-	ex.signalled = false
-	ex.trimIdle(time.Now())
-	c.Wait(parkNow)
-	ex.reap()
-}
-
-// pollKernel is poll for an executor that blocks in io_uring_enter.
-func (ex *Executor) pollKernel(block bool) {
-	if block {
-		ex.trimIdle(time.Now())
-	}
-	if block && ex.core.BeginKernelSleep() {
-		_, _ = ex.ring.SubmitAndWait(1)
-		ex.core.EndSleep()
-	} else {
-		_, _ = ex.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
-	}
-	ex.reap()
-}
-
 // Idle workers. A worker coroutine that finishes a task waits on the idle
 // stack for the next; a burst of N parked tasks leaves N of them. Before
 // an executor sleeps, at most once per trimEvery, it stops the ones that
@@ -369,27 +320,6 @@ func (ex *Executor) trimIdle(now time.Time) {
 	}
 	ex.idleLow = len(ex.idle)
 }
-
-// pollIOPoll is poll for an executor on an IOPOLL ring, whose completions
-// arrive only when it enters with GETEVENTS (the kernel then polls the
-// device until one completes, never sleeping): with operations in flight
-// it polls; with none it parks until a post.
-func (ex *Executor) pollIOPoll(block bool) {
-	switch {
-	case block && ex.busy > 0:
-		_, _ = ex.ring.SubmitAndWait(1)
-	case block:
-		_, _ = ex.ring.Submit()
-		ex.core.ParkIdle()
-	default:
-		_, _ = ex.ring.Submit()
-	}
-	ex.reap()
-}
-
-// reap dispatches the ready CQEs (to the op records, poll.Handlers) and
-// returns how many there were.
-func (ex *Executor) reap() int { return ex.core.Reap() }
 
 // Close stops the executor: waiting tasks are woken with ErrClosed, their
 // operations cancelled and reaped, and the ring closed once every CQE came
@@ -435,8 +365,7 @@ func (ex *Executor) startClose() {
 	}
 	ex.closing = true
 	ex.closeStart = time.Now()
-	ex.core.Stop() // the wake poll is not re-armed: the ring can go quiet
-	ex.core.CancelAll()
+	ex.cancelAll()
 	for t := ex.live.lnext; t != &ex.live; t = t.lnext {
 		ex.interrupt(t, ErrClosed)
 	}
@@ -446,7 +375,7 @@ func (ex *Executor) startClose() {
 // it stops the tasks that are still there, parked or runnable (tasks that
 // ignore ErrClosed and keep yielding must not hold Close forever).
 func (ex *Executor) closeStep() bool {
-	if ex.nlive == 0 && ex.busy == 0 && ex.core.Quiet() {
+	if ex.nlive == 0 && ex.busy == 0 && ex.quiet() {
 		return true
 	}
 	waited := time.Since(ex.closeStart) >= ex.closeWait
@@ -479,9 +408,8 @@ func (ex *Executor) closeStep() bool {
 
 // pollClosing waits briefly for CQEs during shutdown.
 func (ex *Executor) pollClosing() {
-	if !ex.core.Quiet() && !ex.runnable() {
-		_, _ = ex.ring.SubmitAndWaitTimeout(1, 10*time.Millisecond)
-		ex.reap()
+	if !ex.quiet() && !ex.runnable() {
+		ex.waitClosing()
 	}
 }
 
@@ -496,15 +424,11 @@ func (ex *Executor) shutdown() {
 		errs = append(errs, fmt.Errorf("task: Close: %d tasks still waited after the close wait (%v) and were stopped", ex.stopped, ex.closeWait))
 	}
 	if ex.busy > 0 {
-		// Operations the kernel still runs keep their memory: park the slots
-		// where the collector never frees them.
-		limboMu.Lock()
-		limbo = append(limbo, ex.slots)
-		limboMu.Unlock()
+		ex.keepForKernel()
 		errs = append(errs, fmt.Errorf("task: Close: %d operations did not complete; their memory stays referenced for the kernel", ex.busy))
 	}
 	msgs := ex.inbox.Close()
-	err := ex.core.Close()
+	err := ex.closeBackend()
 	for i := range msgs {
 		msgs[i].refuse()
 	}
@@ -513,11 +437,6 @@ func (ex *Executor) shutdown() {
 	}
 	ex.closeErr = errors.Join(errs...)
 }
-
-var (
-	limboMu sync.Mutex
-	limbo   [][]*opSlot
-)
 
 // worker is a pooled coroutine that runs tasks one after another.
 type worker struct {

@@ -38,6 +38,14 @@ type T struct {
 	wprev, wnext *T              // the tasks registered with the same watch
 	deadline     int64           // UnixNano, with hasDeadline
 
+	// The fallback backend's wait: the fd and readiness it waits for (or
+	// fbNoFd, fbBlockingCall), how it ended, and a cancellation that came
+	// while a blocking call ran.
+	fbFd     int32
+	fbEv     uint32
+	fbErr    error
+	fbCancel error
+
 	joiner       *T // one joiner (the common case)
 	waitFor      *T // the task it joins
 	lprev, lnext *T // list of unfinished tasks
@@ -433,6 +441,27 @@ func (ex *Executor) unlinkLive(t *T) {
 	t.lnext.lprev = t.lprev
 	t.lprev, t.lnext = nil, nil
 	ex.nlive--
+}
+
+// interrupt stops t's current wait with err (a cancelled context, Close):
+// an operation is cancelled by the backend (its completion, ECANCELED
+// mostly, ends the wait); a wait on a task, channel or group ends at once.
+func (ex *Executor) interrupt(t *T, err error) {
+	if t.finished || t.ready {
+		return
+	}
+	switch t.parkKind {
+	case parkOp:
+		if ex.fb != nil {
+			ex.fb.cancel(ex, t, err)
+		} else {
+			ex.cancelRingOps(t)
+		}
+	case parkWait:
+		t.unjoin()
+		t.parkErr = err
+		ex.wake(t)
+	}
 }
 
 // check returns the error an await must fail with before it starts.

@@ -1,0 +1,44 @@
+//go:build linux
+
+package task
+
+// BackendKind names the I/O mechanism under an executor.
+type BackendKind uint8
+
+const (
+	// BackendIOUring: operations are io_uring requests on the executor's
+	// ring (Linux with io_uring available).
+	BackendIOUring BackendKind = iota + 1
+	// BackendFallback: operations are Go's own I/O, without io_uring —
+	// non-blocking system calls with the executor waiting for readiness
+	// (epoll on Linux), blocking ones on goroutines while only the task
+	// parks, and Go's net and os for the adapters. It runs where io_uring
+	// is not there (another OS, kernel.io_uring_disabled, a seccomp filter
+	// that denies io_uring_setup) and when WithoutIOUring asks for it.
+	// Operations only io_uring has (fixed buffers and files, provided-buffer
+	// rings, T.Await of a raw SQE, links) return an error wrapping
+	// uring.ErrUnsupported that names what is missing.
+	BackendFallback
+)
+
+func (k BackendKind) String() string {
+	switch k {
+	case BackendIOUring:
+		return "io_uring"
+	case BackendFallback:
+		return "fallback"
+	}
+	return "none"
+}
+
+// Backend says which mechanism an executor (or a runtime) runs on, and
+// why it was chosen.
+type Backend struct {
+	Kind   BackendKind `json:"kind"`
+	Reason string      `json:"reason"`
+}
+
+func (b Backend) String() string { return b.Kind.String() + " (" + b.Reason + ")" }
+
+// Backend returns the executor's backend and why it runs on it.
+func (ex *Executor) Backend() Backend { return ex.backend }

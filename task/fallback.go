@@ -1,0 +1,392 @@
+//go:build linux
+
+package task
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pure-uring/uring"
+)
+
+// The fallback backend: an executor without io_uring. Tasks still park
+// and are resumed by the executor; what ends their waits is
+//
+//   - readiness of an fd, from the poller (epoll on Linux, parked in Go's
+//     netpoller while the executor waits), for the non-blocking system
+//     calls of sockets and pipes (a task tries the call, and waits for
+//     readiness only when it would block);
+//   - a goroutine that ran a blocking call (files, opens, renames, ...)
+//     and posted its result: only the task parks, never the executor;
+//   - a timer (Sleep, a context's deadline).
+//
+// The wake protocol is the Core's: an Inbox post raises the work flag,
+// then swaps the sleep state back to awake and wakes the executor; the
+// executor stores its sleep state before it checks the flag.
+type fallback struct {
+	work     atomic.Uint32
+	sleeping atomic.Uint32 // 1 while the executor parks
+	wakeCh   chan struct{} // where there is no poller
+	p        poller        // fd readiness; nil where there is none
+	timers   timerHeap
+	timer    *time.Timer // the park's deadline where there is no poller
+	parks    uint64
+	wakes    atomic.Uint64
+
+	smu   sync.Mutex
+	socks map[*fbSock]struct{} // goroutines' sockets: Close ends their waits
+	sdone bool                 // cancelAll ran: a new socket is closed at once
+}
+
+// poller waits for fds to become ready, for the fallback.
+type poller interface {
+	// arm registers t's interest in fd becoming ready for ev (pollIn or
+	// pollOut); errNotPollable for a file that is always ready (a regular
+	// file).
+	arm(t *T, fd int, ev uint32) error
+	// disarm forgets t's interest (its wait was cancelled).
+	disarm(t *T, fd int, ev uint32)
+	// ready delivers what is ready without waiting: the tasks waiting for
+	// it are woken.
+	ready(ex *Executor)
+	// park waits until something is ready or wake is called, or until the
+	// deadline (zero: none); the goroutine parks, its thread is free.
+	park(deadline time.Time) error
+	wake()
+	close() error
+}
+
+const (
+	pollIn  = 1
+	pollOut = 2
+)
+
+// T.fbFd when a task's fallback wait is not for an fd's readiness.
+const (
+	fbNoFd         = -1 // a sleep (or no wait)
+	fbBlockingCall = -2 // a blocking call on a goroutine
+)
+
+// errNotPollable: the fd cannot be waited for (a regular file): run the
+// call as a blocking one instead.
+var errNotPollable = errors.New("task: fd is not pollable")
+
+// startFallback makes the executor's fallback backend (on its thread).
+func (ex *Executor) startFallback(why string) error {
+	f := &fallback{wakeCh: make(chan struct{}, 1)}
+	p, err := newPoller()
+	if err != nil {
+		return err
+	}
+	f.p = p
+	ex.fb = f
+	ex.inbox.Bind(f)
+	ex.backend = Backend{Kind: BackendFallback, Reason: why}
+	return nil
+}
+
+// RaiseWork, Wake and TakeWork make the fallback the Waker of the
+// executor's Inbox.
+func (f *fallback) RaiseWork() { f.work.Store(1) }
+
+func (f *fallback) TakeWork() bool {
+	if f.work.Load() == 0 {
+		return false
+	}
+	f.work.Store(0)
+	return true
+}
+
+func (f *fallback) Wake() {
+	if f.sleeping.Load() == 0 || !f.sleeping.CompareAndSwap(1, 0) {
+		return
+	}
+	f.wakes.Add(1)
+	if f.p != nil {
+		f.p.wake()
+		return
+	}
+	select {
+	case f.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// poll delivers what is ready (posts, fds, timers) and, when block is set
+// and nothing is runnable, waits for the next of them.
+func (f *fallback) poll(ex *Executor, block bool) {
+	ex.drain()
+	if ex.runnable() {
+		block = false
+	}
+	now := time.Now()
+	f.fire(ex, now)
+	if f.p != nil {
+		f.p.ready(ex)
+	}
+	if !block || ex.runnable() {
+		return
+	}
+	ex.trimIdle(now)
+	deadline := f.timers.next()
+	f.sleeping.Store(1)
+	// Pairs with the Inbox's RaiseWork before Wake: one side sees the
+	// other (both sequentially consistent).
+	if f.work.Load() == 0 {
+		f.parks++
+		f.park(deadline)
+	}
+	f.sleeping.Store(0)
+	f.fire(ex, time.Now())
+	if f.p != nil {
+		f.p.ready(ex)
+	}
+}
+
+func (f *fallback) park(deadline time.Time) {
+	if f.p != nil {
+		_ = f.p.park(deadline) // an error (never expected) only ends the park
+		return
+	}
+	if deadline.IsZero() {
+		<-f.wakeCh
+		return
+	}
+	if f.timer == nil {
+		f.timer = time.NewTimer(time.Until(deadline))
+	} else {
+		f.timer.Reset(time.Until(deadline))
+	}
+	select {
+	case <-f.wakeCh:
+		if !f.timer.Stop() {
+			<-f.timer.C
+		}
+	case <-f.timer.C:
+	}
+}
+
+// fire ends the waits whose timers are due.
+func (f *fallback) fire(ex *Executor, now time.Time) {
+	for f.timers.Len() > 0 && f.timers[0].when <= now.UnixNano() {
+		e := heap.Pop(&f.timers).(timerEntry)
+		t := e.t
+		if t.finished || t.parkTok != e.tok || t.parkKind != parkOp {
+			continue // that wait ended otherwise
+		}
+		if e.sleep {
+			t.fbErr = nil
+			ex.wake(t)
+		} else {
+			ex.interrupt(t, context.DeadlineExceeded)
+		}
+	}
+}
+
+// fbWait parks t until fd is ready for ev (or its context ends, or the
+// executor closes): nil when it is ready, errNotPollable when fd is a
+// regular file, else the reason the wait ended.
+func (t *T) fbWait(fd int, ev uint32) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	f := t.ex.fb
+	if err := f.p.arm(t, fd, ev); err != nil {
+		return err
+	}
+	t.fbFd, t.fbEv = int32(fd), ev
+	return t.fbPark(true)
+}
+
+// fbSleep parks t for d.
+func (t *T) fbSleep(d time.Duration) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	t.fbFd = fbNoFd
+	heap.Push(&t.ex.fb.timers, timerEntry{when: time.Now().Add(d).UnixNano(), t: t, tok: t.parkTok, sleep: true})
+	return t.fbPark(false)
+}
+
+// fbPark parks t in an operation's wait (with its deadline when it has
+// one) and returns how the wait ended.
+func (t *T) fbPark(deadline bool) error {
+	ex := t.ex
+	if deadline && t.hasDeadline {
+		heap.Push(&ex.fb.timers, timerEntry{when: t.deadline, t: t, tok: t.parkTok})
+	}
+	t.fbErr = nil
+	ex.busy++
+	t.parkKind = parkOp
+	t.park()
+	t.parkKind = parkNone
+	ex.busy--
+	t.fbFd = fbNoFd
+	err := t.fbErr
+	t.fbErr = nil
+	return err
+}
+
+// fbBlocking runs fn, which may block, on a goroutine while t parks, and
+// returns what fn returned. A cancellation (context, Close) does not end
+// the wait: fn still has the buffers it was given, as a cancelled io_uring
+// request has until its CQE; the call then returns the cancellation's
+// error, and closeFd (when not nil) takes an fd fn produced meanwhile.
+func fbBlocking[R any](t *T, name string, fd int, fn func() (R, error), closeFd func(R)) (R, error) {
+	var zero R
+	if err := t.check(); err != nil {
+		return zero, opError(name, fd, err)
+	}
+	ex := t.ex
+	var res R
+	tok := t.parkTok
+	t.fbCancel = nil
+	go func() {
+		r, err := fn()
+		res = r // read by t after the message orders it
+		ex.post(remoteMsg{kind: msgDone, t: t, tok: tok, err: err})
+	}()
+	t.fbFd = fbBlockingCall
+	err := t.fbPark(false)
+	if c := t.fbCancel; c != nil {
+		t.fbCancel = nil
+		if err == nil && closeFd != nil {
+			closeFd(res)
+		}
+		return zero, opError(name, fd, c)
+	}
+	if err != nil {
+		return zero, opError(name, fd, err)
+	}
+	return res, nil
+}
+
+// done delivers the result of a blocking call to its task.
+func (f *fallback) done(ex *Executor, m *remoteMsg) {
+	t := m.t
+	if t.finished || t.parkTok != m.tok || t.parkKind != parkOp {
+		return // never expected: a blocking wait ends only here
+	}
+	t.fbErr = m.err
+	ex.wake(t)
+}
+
+// cancel ends t's operation wait with err: a readiness wait or a sleep at
+// once, a blocking call when it returns (marked here).
+func (f *fallback) cancel(ex *Executor, t *T, err error) {
+	switch {
+	case t.fbFd >= 0:
+		f.p.disarm(t, int(t.fbFd), t.fbEv)
+		t.fbFd = fbNoFd
+		t.fbErr = err
+		ex.wake(t)
+	case t.fbFd == fbBlockingCall:
+		if t.fbCancel == nil {
+			t.fbCancel = err
+		}
+	default: // a sleep
+		t.fbErr = err
+		ex.wake(t)
+	}
+}
+
+// cancelAll is Close's cancel: Close interrupts every task itself; the
+// goroutines waiting in a socket's Read or Write (in Go's netpoller) are
+// ended by closing the socket's netpoller registration.
+func (f *fallback) cancelAll(ex *Executor) {
+	f.smu.Lock()
+	f.sdone = true
+	socks := f.socks
+	f.socks = nil
+	f.smu.Unlock()
+	for s := range socks {
+		_ = s.f.Close()
+	}
+}
+
+// addSock registers s for cancelAll; false once the executor is closing.
+func (f *fallback) addSock(s *fbSock) bool {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	if f.sdone {
+		return false
+	}
+	if f.socks == nil {
+		f.socks = make(map[*fbSock]struct{})
+	}
+	f.socks[s] = struct{}{}
+	return true
+}
+
+// dropSock forgets s (its socket closed).
+func (f *fallback) dropSock(s *fbSock) {
+	f.smu.Lock()
+	delete(f.socks, s)
+	f.smu.Unlock()
+}
+
+// quiet: no blocking call is outstanding.
+func (f *fallback) quiet() bool { return true }
+
+// waitClosing waits briefly for blocking calls during shutdown.
+func (f *fallback) waitClosing(ex *Executor) {
+	f.sleeping.Store(1)
+	if f.work.Load() == 0 {
+		f.park(time.Now().Add(10 * time.Millisecond))
+	}
+	f.sleeping.Store(0)
+	ex.drain()
+	f.fire(ex, time.Now())
+	if f.p != nil {
+		f.p.ready(ex)
+	}
+}
+
+func (f *fallback) close() error {
+	if f.p != nil {
+		return f.p.close()
+	}
+	return nil
+}
+
+// timerEntry ends a wait of t (the one with parkTok tok) at when: a sleep,
+// or a deadline that interrupts an operation.
+type timerEntry struct {
+	when  int64 // UnixNano
+	t     *T
+	tok   uint32
+	sleep bool
+}
+
+type timerHeap []timerEntry
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].when < h[j].when }
+func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)        { *h = append(*h, x.(timerEntry)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = timerEntry{}
+	*h = old[:len(old)-1]
+	return e
+}
+
+// next is the earliest deadline, or zero.
+func (h timerHeap) next() time.Time {
+	if len(h) == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, h[0].when)
+}
+
+// unsupportedOp is the error of an operation only io_uring has, on the
+// fallback backend.
+func unsupportedOp(name, what string) error {
+	return opError(name, -1, fmt.Errorf("%w: %s needs io_uring, and this executor runs on the fallback backend", uring.ErrUnsupported, what))
+}

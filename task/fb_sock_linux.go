@@ -1,0 +1,179 @@
+//go:build linux
+
+package task
+
+import (
+	"errors"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/fdio"
+)
+
+// The fallback's sockets for goroutines (Conn, PacketConn, Listener): with
+// no ring to submit to, a request runs on the caller's goroutine, which
+// waits for readiness in Go's own netpoller, as net does. The netpoller
+// gets a duplicate of the fd (epoll watches the open file, so readiness of
+// one is readiness of both); its deadlines are the sock's, and closing it
+// ends the waits in flight before the sock closes its own fd.
+type fbSock struct {
+	f      *os.File
+	rc     syscall.RawConn
+	rd, wr fbReq // one per direction, under the sock's direction mutexes
+}
+
+// fbReq is one direction's attempt, as the RawConn calls it: its function
+// value is made once, so a Read or Write allocates nothing.
+type fbReq struct {
+	s   *sock
+	r   *connReq
+	op  reqOp
+	b   []byte
+	n   int
+	err error
+	fn  func(fd uintptr) bool
+}
+
+// attempt is the RawConn's function: false to wait for readiness.
+func (q *fbReq) attempt(fd uintptr) bool {
+	q.n, q.err = q.s.fbCall(q.r, q.op, int(fd), q.b)
+	if q.err == unix.EINTR {
+		return false // again, after a readiness check
+	}
+	return q.err != unix.EAGAIN
+}
+
+// initFallback registers s with Go's netpoller (executor in fallback).
+func (s *sock) initFallback() error {
+	dup, err := unix.FcntlInt(uintptr(s.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return os.NewSyscallError("fcntl", err)
+	}
+	if err := unix.SetNonblock(dup, true); err != nil { // the open file's flag: s.fd's too
+		unix.Close(dup)
+		return os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(dup), "task-sock")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	fs := &fbSock{f: f, rc: rc}
+	fs.rd = fbReq{s: s, r: &s.rd}
+	fs.wr = fbReq{s: s, r: &s.wr}
+	fs.rd.fn, fs.wr.fn = fs.rd.attempt, fs.wr.attempt
+	s.fb = fs
+	if !s.ex.fb.addSock(s.fb) {
+		_ = f.Close() // the executor is closing: its sockets are closed
+	}
+	return nil
+}
+
+// fbIO is io on the fallback: the operation on the caller's goroutine,
+// waiting for readiness in the netpoller under r's deadline.
+func (s *sock) fbIO(r *connReq, name string, op reqOp, b []byte) (int, error) {
+	if s.closed.Load() || s.ex.closeReq.Load() {
+		return 0, net.ErrClosed
+	}
+	if dl := r.dl.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+		return 0, os.ErrDeadlineExceeded
+	}
+	read := r == &s.rd
+	q := &s.fb.wr
+	if read {
+		q = &s.fb.rd
+	}
+	q.op, q.b = op, b
+	defer func() { q.b = nil }() // do not keep b reachable
+	if op == reqSplice && r.spIn != s.fd && r.spOut != s.fd {
+		// Between a pipe and a file: neither waits for the socket.
+		q.n, q.err = s.fbCall(r, op, s.fd, nil)
+	} else {
+		if op == reqSplice {
+			read = r.spIn == s.fd
+		}
+		var err error
+		if read {
+			err = s.fb.rc.Read(q.fn)
+		} else {
+			err = s.fb.rc.Write(q.fn)
+		}
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return 0, os.ErrDeadlineExceeded
+		case err != nil: // the netpoller's file closed: the sock is closing
+			return 0, net.ErrClosed
+		}
+	}
+	if q.err != nil {
+		if errno, ok := q.err.(unix.Errno); ok {
+			return 0, os.NewSyscallError(name, errno)
+		}
+		return 0, q.err
+	}
+	return q.n, nil
+}
+
+// fbCall makes one non-blocking attempt at op on fd.
+func (s *sock) fbCall(r *connReq, op reqOp, fd int, b []byte) (int, error) {
+	switch op {
+	case reqRecv:
+		return fdio.RecvNonblock(fd, b)
+	case reqSend:
+		return fdio.SendFlags(fd, b, 0)
+	case reqRecvmsg:
+		return fdio.Recvmsg(fd, &r.m.msg, 0)
+	case reqSendmsg:
+		return fdio.Sendmsg(fd, &r.m.msg, 0)
+	case reqPoll:
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: int16(r.events)}}
+		n, err := unix.Poll(pfd, 0)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, unix.EAGAIN
+		}
+		return int(pfd[0].Revents), nil
+	case reqSplice:
+		in, out := r.spIn, r.spOut
+		if fd != s.fd { // the netpoller's duplicate stands for the socket
+			if in == s.fd {
+				in = fd
+			}
+			if out == s.fd {
+				out = fd
+			}
+		}
+		flags := 0
+		if in == fd || out == fd { // the socket's side waits in the netpoller
+			flags = unix.SPLICE_F_NONBLOCK
+		}
+		var offIn, offOut *int64
+		if r.spOffIn >= 0 {
+			o := r.spOffIn
+			offIn = &o
+		}
+		if r.spOffOut >= 0 {
+			o := r.spOffOut
+			offOut = &o
+		}
+		n, err := unix.Splice(in, offIn, out, offOut, int(r.spLen), flags)
+		return int(n), err
+	}
+	return 0, unix.EINVAL
+}
+
+// fbDeadline passes r's new deadline to the netpoller.
+func (s *sock) fbDeadline(r *connReq, t time.Time) {
+	if r == &s.rd {
+		_ = s.fb.f.SetReadDeadline(t)
+	} else {
+		_ = s.fb.f.SetWriteDeadline(t)
+	}
+}
