@@ -42,3 +42,16 @@ func (b Backend) String() string { return b.Kind.String() + " (" + b.Reason + ")
 
 // Backend returns the executor's backend and why it runs on it.
 func (ex *Executor) Backend() Backend { return ex.backend }
+
+// ChooseBackend says which backend NewExecutor and NewRuntime would run on
+// here, with these options, and why, without starting one (uringctl probe
+// prints it).
+func ChooseBackend(opts ...Option) Backend {
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return chooseBackend(&c)
+}

@@ -43,14 +43,8 @@ func (c *config) coreConfig() poll.CoreConfig {
 // startBackend makes the executor's ring on its thread, or the fallback
 // where io_uring is not there (disabled, denied, or WithoutIOUring).
 func (ex *Executor) startBackend(c *config) error {
-	if c.noIOUring {
-		return ex.startFallback("WithoutIOUring was asked for")
-	}
-	// io_uring itself missing (kernel.io_uring_disabled, a seccomp filter,
-	// a kernel without it) means the fallback; a ring option the kernel
-	// lacks is the caller's error.
-	if err := uring.Available(); errors.Is(err, uring.ErrUnsupported) {
-		return ex.startFallback(err.Error())
+	if b := chooseBackend(c); b.Kind == BackendFallback {
+		return ex.startFallback(b.Reason)
 	}
 	core, err := poll.NewCore(c.coreConfig())
 	if err != nil {
@@ -61,6 +55,20 @@ func (ex *Executor) startBackend(c *config) error {
 	core.SetSpin(c.spin, !c.fixedSpin && core.NetPark())
 	ex.backend = Backend{Kind: BackendIOUring, Reason: "io_uring is available"}
 	return nil
+}
+
+// chooseBackend is the backend for c: io_uring itself missing (not in the
+// kernel, kernel.io_uring_disabled, a seccomp filter that denies it) or
+// WithoutIOUring means the fallback; a ring option the kernel lacks is
+// the caller's error, not a reason to fall back.
+func chooseBackend(c *config) Backend {
+	if c.noIOUring {
+		return Backend{Kind: BackendFallback, Reason: "WithoutIOUring was asked for"}
+	}
+	if err := uring.Available(); errors.Is(err, uring.ErrUnsupported) {
+		return Backend{Kind: BackendFallback, Reason: err.Error()}
+	}
+	return Backend{Kind: BackendIOUring, Reason: "io_uring is available"}
 }
 
 // Ring returns the executor's ring, for registrations (files, buffers)

@@ -169,3 +169,12 @@ func (rt *Runtime) Recv(ctx context.Context, fd int, buf []byte) (int, error) {
 func (rt *Runtime) Send(ctx context.Context, fd int, buf []byte) (int, error) {
 	return call(ctx, rt.Pick(), func(t *T) (int, error) { return t.Send(fd, buf, 0) })
 }
+
+// Backend returns the backend the runtime's executors run on and why
+// (every executor of a runtime chooses alike).
+func (rt *Runtime) Backend() Backend {
+	if rt == nil || len(rt.execs) == 0 {
+		return Backend{}
+	}
+	return rt.execs[0].Backend()
+}

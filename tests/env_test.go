@@ -14,9 +14,9 @@ import (
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
 	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/internal/testutil/seccomp"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
-	"github.com/pure-uring/uring/tests/internal/seccomp"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )

@@ -42,7 +42,14 @@ type probeReport struct {
 	EnterFlags      []probeItem         `json:"enter_flags"`           // IORING_ENTER_*, try and see
 	Capabilities    []probeItem         `json:"capabilities"`          // uring.Capability: flags of one opcode or registration, try and see
 	BlockDevices    []uring.BlockDevice `json:"block_devices"`         // polled I/O per /sys/block device
+	TaskRuntime     runtimeChoice       `json:"task_runtime"`          // the backend task.NewRuntime would run on here
 	Errors          []string            `json:"errors,omitempty"`      // probes that failed
+}
+
+// runtimeChoice is the task layer's backend here and why (task.Backend).
+type runtimeChoice struct {
+	Kind   string `json:"kind"`   // "io_uring" or "fallback"
+	Reason string `json:"reason"` // why
 }
 
 // probeItem is one opcode, flag or capability.
@@ -129,6 +136,7 @@ func collectProbe() (probeReport, int) {
 		EnterFlags:      items(p.EnterFlags),
 		Capabilities:    items(p.Capabilities),
 		BlockDevices:    p.BlockDevices,
+		TaskRuntime:     taskRuntime(),
 	}
 	if rep.BlockDevices == nil {
 		rep.BlockDevices = []uring.BlockDevice{}
@@ -184,6 +192,7 @@ func writeProbeTable(w io.Writer, rep probeReport) error {
 	fmt.Fprintf(tw, "kernel\t%s\n", rep.Kernel)
 	fmt.Fprintf(tw, "io_uring\t%s\n", avail)
 	fmt.Fprintf(tw, "kernel.io_uring_disabled\t%s\n", disabled)
+	fmt.Fprintf(tw, "task runtime\t%s (%s)\n", rep.TaskRuntime.Kind, rep.TaskRuntime.Reason)
 	if rep.Limits != nil {
 		fmt.Fprintf(tw, "max SQ entries\t%d\n", rep.Limits.MaxSQEntries)
 		fmt.Fprintf(tw, "max CQ entries\t%d\n", rep.Limits.MaxCQEntries)

@@ -125,6 +125,7 @@ func TestProbeTable(t *testing.T) {
 	require.Regexp(t, `(?m)^0x2\s+SQPOLL\s+5\.1\s+(yes|no)$`, s)
 	require.Regexp(t, `(?m)^capabilities \(\d+ of \d+ supported\)$`, s)
 	require.Regexp(t, `(?m)^1\s+multishot accept\s+5\.19\s+(yes|no)$`, s)
+	require.Contains(t, s, "task runtime              io_uring (io_uring is available)\n")
 	require.Regexp(t, `\npolled I/O \(IORING_SETUP_IOPOLL\)\nDEVICE +POLLED +REASON\n`, s, "the column widths follow the longest device name")
 }
 
@@ -136,6 +137,7 @@ func TestProbeTableUnavailable(t *testing.T) {
 		Unavailable: "io_uring: unavailable: kernel.io_uring_disabled = 2 disables io_uring for every process (io_uring_setup: operation not permitted)",
 	}))
 	s := out.String()
+	require.NotContains(t, s, "task runtime              io_uring")
 	require.Contains(t, s, "io_uring                  UNAVAILABLE: io_uring: unavailable: kernel.io_uring_disabled = 2")
 	require.Contains(t, s, "kernel.io_uring_disabled  2\n")
 	require.NotContains(t, s, "opcodes (")

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pure-uring/uring"
+
+	"github.com/pure-uring/uring/internal/testutil"
 )
 
 func TestCopy(t *testing.T) {
@@ -36,3 +38,8 @@ func TestCopy(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
 }
+
+// TestMain runs the tests, then again where io_uring is denied (a seccomp
+// filter; kernel.io_uring_disabled = 2 when URING_SYSCTL_TESTS=1): the
+// example serves the same on the task layer's fallback.
+func TestMain(m *testing.M) { testutil.MainDenied(m) }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring/internal/testutil"
 )
 
 func get(t *testing.T, c *http.Client, url string) (*http.Response, []byte) {
@@ -78,3 +80,8 @@ func TestHello(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+// TestMain runs the tests, then again where io_uring is denied (a seccomp
+// filter; kernel.io_uring_disabled = 2 when URING_SYSCTL_TESTS=1): the
+// example serves the same on the task layer's fallback.
+func TestMain(m *testing.M) { testutil.MainDenied(m) }

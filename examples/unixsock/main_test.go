@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring/internal/testutil"
 )
 
 func TestUnixSock(t *testing.T) {
@@ -35,3 +37,8 @@ func TestUnixSock(t *testing.T) {
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "the socket's path goes with the server")
 }
+
+// TestMain runs the tests, then again where io_uring is denied (a seccomp
+// filter; kernel.io_uring_disabled = 2 when URING_SYSCTL_TESTS=1): the
+// example serves the same on the task layer's fallback.
+func TestMain(m *testing.M) { testutil.MainDenied(m) }
