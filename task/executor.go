@@ -122,6 +122,11 @@ type Executor struct {
 	id int
 
 	stats execStats
+
+	// Stats (stats.go): executor thread only.
+	spawned uint64
+	sqFull  uint64
+	ops     [numClasses]opCounts
 }
 
 // execStats counts what tests check and benchmarks report.

@@ -205,6 +205,8 @@ func (t *T) fbWait(fd int, ev uint32) error {
 
 // fbSleep parks t for d.
 func (t *T) fbSleep(d time.Duration) error {
+	t.ex.countOp(classTimer, false)
+	defer t.ex.doneOp(classTimer)
 	if err := t.check(); err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ import (
 
 // fbRW is Read and Write (write set) on the fallback.
 func (t *T) fbRW(fn, name string, fd int, buf []byte, off int64, write bool) (int, error) {
+	t.ex.countOp(classFile, false)
+	defer t.ex.doneOp(classFile)
 	var s sys.SQE
 	var err error
 	if write {
@@ -91,6 +93,8 @@ func blockingRW(fd int, buf []byte, off int64, write bool) (int, error) {
 
 // fbVec is Readv and Writev: a blocking call on a goroutine.
 func (t *T) fbVec(fn, name string, fd int, bufs [][]byte, off int64, write bool) (int, error) {
+	t.ex.countOp(classFile, false)
+	defer t.ex.doneOp(classFile)
 	var s sys.SQE
 	iov, err := sqe.Iovecs(nil, bufs) // the ring path's checks, and its errors
 	if err != nil {
@@ -127,6 +131,8 @@ func (t *T) fbVec(fn, name string, fd int, bufs [][]byte, off int64, write bool)
 
 // fbSock is Recv and Send (send set) on the fallback.
 func (t *T) fbSock(fn, name string, fd int, buf []byte, flags int, send bool) (int, error) {
+	t.ex.countOp(classNet, false)
+	defer t.ex.doneOp(classNet)
 	var s sys.SQE
 	var err error
 	if send {
@@ -190,6 +196,8 @@ func (t *T) fbReady(name string, fd int, events int16, ev uint32) (int16, error)
 }
 
 func (t *T) fbAccept(fd int, flags int) (int, netip.AddrPort, error) {
+	t.ex.countOp(classNet, false)
+	defer t.ex.doneOp(classNet)
 	var s sys.SQE
 	if err := sqe.Accept(&s, fd, nil, nil, flags); err != nil {
 		return -1, netip.AddrPort{}, argErr("Accept", err)
@@ -229,6 +237,8 @@ func addrPortSockaddr(ap netip.AddrPort) unix.Sockaddr {
 }
 
 func (t *T) fbConnect(fd int, addr netip.AddrPort) error {
+	t.ex.countOp(classNet, false)
+	defer t.ex.doneOp(classNet)
 	sa := addrPortSockaddr(addr)
 	if err := t.check(); err != nil {
 		return opError("connect", fd, err)

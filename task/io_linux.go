@@ -108,6 +108,7 @@ func (t *T) ReadCached(fd int, buf []byte, off int64) (int, error) {
 	if len(buf) > 0 && t.alone() && t.direct() {
 		if n, err := fdio.PreadNowait(fd, buf, off); err == nil {
 			t.ex.stats.cacheHits++
+			t.ex.countOp(classFile, true)
 			return n, nil
 		}
 	}

@@ -158,6 +158,7 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 	if flags == 0 && len(buf) > 0 && !t.recvDrained && t.direct() {
 		n, err := fdio.RecvNonblock(fd, buf)
 		if done, err := directDone("recv", fd, err); done {
+			t.ex.countOp(classNet, true)
 			t.recvDrained = n < len(buf)
 			return n, err
 		}
@@ -183,6 +184,7 @@ func (t *T) Send(fd int, buf []byte, flags int) (int, error) {
 	if flags == 0 && len(buf) > 0 && t.direct() {
 		n, err := fdio.SendNonblock(fd, buf)
 		if done, err := directDone("send", fd, err); done {
+			t.ex.countOp(classNet, true)
 			return n, err
 		}
 	}

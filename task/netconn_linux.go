@@ -476,6 +476,7 @@ func (ex *Executor) connStart(r *connReq) {
 		ex.linkTimeout(q, sl, time.Unix(0, r.opDl))
 	}
 	sl.req, sl.heavy = r, true
+	ex.countOp(classNet, false)
 	r.sl, r.slTok = sl, sl.tok
 }
 

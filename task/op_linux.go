@@ -177,6 +177,7 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 	if r := sl.req; r != nil {
 		ex.recycleSlot(sl)
 		ex.signalled = true
+		ex.ops[classNet].completed++
 		r.complete(res)
 		return
 	}
@@ -267,6 +268,9 @@ func (t *T) ringSQE(n uint32) (*sys.SQE, error) { return t.ex.sqeRoom(n) }
 // to make room.
 func (ex *Executor) sqeRoom(n uint32) (*sys.SQE, error) {
 	for i := 0; ex.ring.SQSpace() < n; i++ {
+		if i == 0 {
+			ex.sqFull++
+		}
 		if i == 100 {
 			return nil, uring.ErrSQFull
 		}
@@ -377,12 +381,14 @@ func (t *T) wait(s *sys.SQE, sl *opSlot, name string, fd int) (int32, uint32, er
 		linked = ex.linkTimeout(s, sl, time.Unix(0, t.deadline))
 	}
 	sl.t, sl.out = t, &t.res
+	s0 := s.Opcode // s is the kernel's once submitted
 	t.pending = 1
 	t.op = sl
 	t.parkKind = parkOp
 	t.park()
 	t.parkKind = parkNone
 	t.op = nil
+	ex.countOp(opClassOf[s0], true)
 	r := t.res
 	if r.Res < 0 {
 		return 0, r.Flags, t.opErr(name, fd, r.Res, linked)

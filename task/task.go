@@ -431,6 +431,7 @@ func (ex *Executor) linkLive(t *T) {
 	ex.live.lprev.lnext = t
 	ex.live.lprev = t
 	ex.nlive++
+	ex.spawned++
 }
 
 func (ex *Executor) unlinkLive(t *T) {
