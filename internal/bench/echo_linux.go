@@ -28,7 +28,8 @@ func runEcho(c *Config) ([]Point, error) {
 		s := spec{
 			meta: Point{Workload: "echo", Axis: "conns", X: int64(conns), Unit: "msg/s", Higher: true,
 				Params: Params{Conns: conns, Size: size, Executors: 1, Duration: d.String(), Load: "in-process"}},
-			project:  []impl{{"task server", func() (sample, error) { return echoTask(conns, int(size), d) }}},
+			project: []impl{{"task server", func() (sample, error) { return echoTask(conns, int(size), d) }},
+				{"task server fallback", func() (sample, error) { return echoTask(conns, int(size), d, task.WithoutIOUring()) }}},
 			baseline: impl{"go net server", func() (sample, error) { return echoGo(conns, int(size), d) }},
 		}
 		pts, err := c.measure(s)
@@ -73,8 +74,8 @@ func echoServeTask(size int) func(t *task.T, fd int) error {
 	}
 }
 
-func echoTask(conns, size int, d time.Duration) (sample, error) {
-	srv, err := startTaskServer(1, echoServeTask(size))
+func echoTask(conns, size int, d time.Duration, opts ...task.Option) (sample, error) {
+	srv, err := startTaskServer(1, echoServeTask(size), opts...)
 	if err != nil {
 		return sample{}, err
 	}

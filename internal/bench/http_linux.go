@@ -82,6 +82,14 @@ func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d 
 			}}},
 			baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, load) }},
 		}
+		if workload == "http-std" { // the same server on the fallback backend, beside it
+			s.project = append(s.project, impl{name + " fallback", func() (sample, error) {
+				if procs > 0 {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				}
+				return httpOnFallback(execs, conns, d, load)
+			}})
+		}
 		s.peers = c.fasthttpPeers(workload, execs, conns, d, load)
 		pts, err := c.measure(s)
 		if err != nil {
@@ -93,7 +101,16 @@ func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d 
 }
 
 func httpOnRuntime(execs, conns int, d time.Duration, load httpLoad) (sample, error) {
-	rt, err := task.NewRuntime(execs)
+	return httpOnRuntimeWith(execs, conns, d, load)
+}
+
+// httpOnFallback is http-std on the task layer's fallback backend.
+func httpOnFallback(execs, conns int, d time.Duration, load httpLoad) (sample, error) {
+	return httpOnRuntimeWith(execs, conns, d, load, task.WithoutIOUring())
+}
+
+func httpOnRuntimeWith(execs, conns int, d time.Duration, load httpLoad, opts ...task.Option) (sample, error) {
+	rt, err := task.NewRuntime(execs, opts...)
 	if err != nil {
 		return sample{}, err
 	}

@@ -97,6 +97,11 @@ func runRandread(c *Config) ([]Point, error) {
 				project:  []impl{{proj, func() (sample, error) { return rc.task() }}},
 				baseline: impl{base, func() (sample, error) { return rc.goReadAt() }},
 			}
+			if mode == "buffered" {
+				fb := rc
+				fb.fb = true
+				s.project = append(s.project, impl{proj + " fallback", func() (sample, error) { return fb.task() }})
+			}
 			if fio != "" {
 				s.peers = append(s.peers, impl{"fio io_uring", func() (sample, error) { return rc.fio(fio, size) }})
 			}
@@ -270,6 +275,7 @@ type rrConfig struct {
 	execs  int
 	blocks int64
 	d      time.Duration
+	fb     bool // the task layer's fallback backend (task.WithoutIOUring)
 }
 
 // rng is xorshift64*: worker i of both implementations draws the same
@@ -349,6 +355,9 @@ func (rc rrConfig) task() (sample, error) {
 	fd := int(f.Fd())
 	fixed := rc.mode == "fixed" || rc.mode == "iopoll" || rc.mode == "sqpoll"
 	var opts []task.Option
+	if rc.fb {
+		opts = append(opts, task.WithoutIOUring())
+	}
 	switch rc.mode {
 	case "iopoll":
 		opts = append(opts, task.WithRingOptions(uring.WithIOPoll()))

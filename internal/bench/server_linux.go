@@ -24,7 +24,7 @@ type taskServer struct {
 	cancel  context.CancelFunc
 }
 
-func startTaskServer(execs int, serve func(t *task.T, fd int) error) (*taskServer, error) {
+func startTaskServer(execs int, serve func(t *task.T, fd int) error, opts ...task.Option) (*taskServer, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &taskServer{cancel: cancel, addr: "127.0.0.1:0"}
 	for i := 0; i < execs; i++ {
@@ -40,7 +40,7 @@ func startTaskServer(execs int, serve func(t *task.T, fd int) error) (*taskServe
 			return nil, err
 		}
 		s.files = append(s.files, f)
-		ex, err := task.NewExecutor()
+		ex, err := task.NewExecutor(opts...)
 		if err != nil {
 			s.Close()
 			return nil, err

@@ -24,8 +24,9 @@ func runSpawn(c *Config) ([]Point, error) {
 	var out []Point
 	for _, n := range orInt64s(c.N, []int64{10000, 100000, 1000000}) {
 		s := spec{
-			meta:     Point{Workload: "spawn", Axis: "n", X: n, Unit: "ns/task", Params: Params{N: n}},
-			project:  []impl{{"task Spawn+Join", func() (sample, error) { return spawnTasks(n) }}},
+			meta: Point{Workload: "spawn", Axis: "n", X: n, Unit: "ns/task", Params: Params{N: n}},
+			project: []impl{{"task Spawn+Join", func() (sample, error) { return spawnTasks(n) }},
+				{"task Spawn+Join fallback", func() (sample, error) { return spawnTasks(n, task.WithoutIOUring()) }}},
 			baseline: impl{"go + WaitGroup", func() (sample, error) { return spawnGoroutines(n), nil }},
 		}
 		pts, err := c.measure(s)
@@ -37,7 +38,7 @@ func runSpawn(c *Config) ([]Point, error) {
 	return out, nil
 }
 
-func spawnTasks(n int64) (sample, error) {
+func spawnTasks(n int64, opts ...task.Option) (sample, error) {
 	var el time.Duration
 	hs := make([]*task.Handle[struct{}], n)
 	err := onExecutor(func(t *task.T) error {
@@ -52,7 +53,7 @@ func spawnTasks(n int64) (sample, error) {
 		}
 		el = time.Since(start)
 		return nil
-	})
+	}, opts...)
 	return nsPerOp(n, el), err
 }
 
