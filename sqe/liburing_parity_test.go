@@ -464,6 +464,9 @@ func anyBlockDevice(t *testing.T) string {
 // EOPNOTSUPP (the file has no uring_cmd). It returns the device.
 func needBlockCmds(t *testing.T, r *uring.Ring) string {
 	t.Helper()
+	// Before URING_CMD (5.19) the opcode itself is unknown: EINVAL, which
+	// would pass for "an unknown block command" below.
+	testutil.Require(t, uring.SupportsOp(sys.OpUringCmd))
 	dev := anyBlockDevice(t)
 	if dev == "" {
 		t.Skip("no block device can be opened here")
