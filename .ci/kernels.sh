@@ -10,7 +10,8 @@
 #                bookworm, trixie and their -security suites) or package names
 #     --pkgs     packages ('.' is the root; default: every package with tests)
 #     --run, --skip  passed as -test.run, -test.skip
-#     --timeout  -test.timeout of each test binary (default 8m); a binary still
+#     --timeout  -test.timeout of each test binary (default 12m: task's runs
+#                both backends); a binary still
 #                alive 2 minutes later is killed
 #     --budget   wall-clock limit of the whole run (default 30m); a VM gets the
 #                time left divided by the rounds of --jobs VMs still to start,
@@ -45,7 +46,7 @@ die() { echo "kernels: $*" >&2; exit 2; }
 log() { echo "kernels: $*" >&2; }
 first() { local f; for f; do [ ! -e "$f" ] || { echo "$f"; return; }; done; } # first path that exists
 
-kernels='5.10 6.1 6.12' pkgs='' runre='' skipre='' ttimeout=8m budget=30m jobs='' keep=0
+kernels='5.10 6.1 6.12' pkgs='' runre='' skipre='' ttimeout=12m budget=30m jobs='' keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernels) kernels=$2; shift 2 ;;

@@ -111,8 +111,13 @@ func RunMain(m *testing.M) int {
 // code: a package's suite runs twice, in two configurations (the task
 // layer's two backends). Its output goes to this process's.
 func RerunWithEnv(kv string) int {
+	args, ok := rerunArgs(os.Args[1:], time.Since(procStart))
+	if !ok {
+		fmt.Fprintf(os.Stderr, "rerun with %s: the binary's -test.timeout leaves no time for it\n", kv)
+		return 1
+	}
 	fmt.Fprintf(os.Stderr, "=== rerun with %s\n", kv)
-	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), kv)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -124,4 +129,42 @@ func RerunWithEnv(kv string) int {
 		return 1
 	}
 	return 0
+}
+
+// procStart is when the test binary started: a rerun gets what is left of
+// its -test.timeout.
+var procStart = time.Now()
+
+// rerunArgs are the binary's arguments for a rerun that has used elapsed
+// of the run's -test.timeout: the child gets what is left (less a margin
+// for the parent to report), so that a child out of time reports its
+// stuck test itself instead of outliving its killed parent. false when
+// less than 30 s would be left.
+func rerunArgs(args []string, elapsed time.Duration) ([]string, bool) {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var v string
+		switch {
+		case strings.HasPrefix(a, "-test.timeout="):
+			v = strings.TrimPrefix(a, "-test.timeout=")
+		case a == "-test.timeout" && i+1 < len(args):
+			i++
+			v = args[i]
+		default:
+			out = append(out, a)
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d == 0 {
+			out = append(out, "-test.timeout="+v)
+			continue
+		}
+		left := d - elapsed - 10*time.Second
+		if left < 30*time.Second {
+			return nil, false
+		}
+		out = append(out, "-test.timeout="+left.Round(time.Second).String())
+	}
+	return out, true
 }
