@@ -217,7 +217,7 @@ func TestFilesUpdateWhileInFlight(t *testing.T) {
 	queue(t, r, 2, fixedRead(0, bufB))
 	submit(t, r)
 	c = wait(t, r)
-	require.Equal(t, int32(3), c.Res)
+	require.Equal(t, sys.CQE{UserData: 2, Res: 3}, c)
 	require.Equal(t, "new", string(bufB[:3]))
 
 	require.NoError(t, files.Unregister())
