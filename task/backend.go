@@ -55,3 +55,21 @@ func ChooseBackend(opts ...Option) Backend {
 	}
 	return chooseBackend(&c)
 }
+
+// MarshalText writes the kind's name ("io_uring", "fallback").
+func (k BackendKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a name MarshalText wrote.
+func (k *BackendKind) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "io_uring":
+		*k = BackendIOUring
+	case "fallback":
+		*k = BackendFallback
+	case "none", "":
+		*k = 0
+	default:
+		return argError("BackendKind.UnmarshalText", "text", "= "+string(b)+" names no backend")
+	}
+	return nil
+}

@@ -202,6 +202,17 @@ func (t *T) fbAccept(fd int, flags int) (int, netip.AddrPort, error) {
 	if err := sqe.Accept(&s, fd, nil, nil, flags); err != nil {
 		return -1, netip.AddrPort{}, argErr("Accept", err)
 	}
+	// accept4 has no MSG_DONTWAIT: the listening socket itself must not
+	// block, or a connection gone between readiness and accept (or taken
+	// by another acceptor) would hold the executor's thread. Go's net
+	// keeps its listeners non-blocking too.
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil {
+		return -1, netip.AddrPort{}, opError("accept", fd, err)
+	} else if fl&unix.O_NONBLOCK == 0 {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl|unix.O_NONBLOCK); err != nil {
+			return -1, netip.AddrPort{}, opError("accept", fd, err)
+		}
+	}
 	for {
 		if _, err := t.fbReady("accept", fd, unix.POLLIN, pollIn); err != nil {
 			return -1, netip.AddrPort{}, err

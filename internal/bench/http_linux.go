@@ -119,7 +119,9 @@ func httpOnRuntimeWith(execs, conns int, d time.Duration, load httpLoad, opts ..
 	if err != nil {
 		return sample{}, err
 	}
-	return serveHTTP(ln, conns, d, load)
+	smp, err := serveHTTP(ln, conns, d, load)
+	noteStats(rt.Stats())
+	return smp, err
 }
 
 // serveHTTP serves the hello handler with net/http on ln while load runs.

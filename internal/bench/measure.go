@@ -10,8 +10,9 @@ import (
 
 // sample is one timed run of one implementation.
 type sample struct {
-	v   float64 // the measured value, in the point's unit
-	p99 float64 // 99th-percentile latency in µs, when measured
+	v     float64 // the measured value, in the point's unit
+	p99   float64 // 99th-percentile latency in µs, when measured
+	stats any     // the task layer's counters of the run (a *task.Stats), or nil
 }
 
 // impl is an implementation to measure: run does one timed run.
@@ -45,7 +46,9 @@ func (c *Config) measure(s spec) ([]Point, error) {
 				continue
 			}
 			c.Progress.Show(fmt.Sprintf("%s %s%s=%d · %s · rep %d/%d", s.meta.Workload, modePrefix(s.meta.Mode), s.meta.Axis, s.meta.X, im.name, r+1, reps))
+			takeTaskStats() // nothing left from another run
 			smp, err := im.run()
+			smp.stats = takeTaskStats()
 			if err != nil && i < len(s.project) && errors.Is(err, uring.ErrUnsupported) {
 				// The kernel lacks what this implementation needs: the
 				// point says so instead of failing the run.
@@ -84,6 +87,7 @@ func (c *Config) measure(s spec) ([]Point, error) {
 		p.Impl = im.name
 		p.Value = m.v
 		p.P99 = m.p99
+		p.TaskStats = m.stats
 		p.Baseline = s.baseline.name
 		p.BaselineValue = base.v
 		p.BaselineP99 = base.p99
@@ -122,7 +126,7 @@ func median(s []sample) sample {
 	for i, x := range s {
 		v[i], p[i] = x.v, x.p99
 	}
-	return sample{v: medianOf(v), p99: medianOf(p)}
+	return sample{v: medianOf(v), p99: medianOf(p), stats: s[len(s)-1].stats}
 }
 
 func medianOf(v []float64) float64 {

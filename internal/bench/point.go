@@ -39,6 +39,10 @@ type Point struct {
 	// Unsupported says why the point was not measured ("device has no
 	// poll queues"); Value, BaselineValue and Ratio are then 0.
 	Unsupported string `json:"unsupported,omitempty"`
+	// TaskStats are the task layer's counters (task.Stats: tasks, ops by
+	// class, parks, kernel waits, wakes, SQ-full waits, CQ overflows,
+	// backend) of Impl's last rep, for workloads that run on it.
+	TaskStats any `json:"task_stats,omitempty"`
 	Env
 }
 

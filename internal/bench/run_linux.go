@@ -44,6 +44,7 @@ func onExecutor(fn func(t *task.T) error, opts ...task.Option) error {
 		return err
 	}
 	_, err = task.Run(context.Background(), ex, func(t *task.T) (struct{}, error) { return struct{}{}, fn(t) })
+	noteExecutor(ex)
 	if cerr := ex.Close(); err == nil {
 		err = cerr
 	}

@@ -72,6 +72,7 @@ func (s *taskServer) Close() {
 		cancel()
 	}
 	for _, ex := range s.exs {
+		noteExecutor(ex)
 		ex.Close()
 	}
 	closeFiles(s.files)

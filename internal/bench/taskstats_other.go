@@ -1,0 +1,6 @@
+//go:build !linux
+
+package bench
+
+// takeTaskStats: no task layer off Linux.
+func takeTaskStats() any { return nil }
