@@ -3,9 +3,12 @@
 package task
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -50,4 +53,65 @@ func TestFallbackRingOnlyOpsUnsupported(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
+}
+
+// Where the kernel refuses RWF_NOWAIT on pipes (5.10), the fallback waits
+// for readiness and then reads what is there or writes what fits: a read
+// waits for its data and ends at a cancel, a large write arrives whole,
+// and a closed writer is EOF.
+func TestFallbackPipeWithoutNowait(t *testing.T) {
+	fbNoNowait = true
+	defer func() { fbNoNowait = false }()
+	ex, err := NewExecutor(WithoutIOUring())
+	require.NoError(t, err)
+	defer func() { require.NoError(t, ex.Close()) }()
+	pr, pw := pipe(t)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 64<<10/16*4) // 256 KiB: more than the pipe holds
+	var got []byte
+	err = runTask(t, ex, func(tk *T) error {
+		h := Spawn(tk, func(tk *T) (int, error) {
+			total := 0
+			for total < len(big) {
+				n, err := tk.Write(pw, big[total:], CurrentPos)
+				if err != nil {
+					return total, err
+				}
+				total += n
+			}
+			return total, nil
+		})
+		buf := make([]byte, 10000)
+		for len(got) < len(big) {
+			n, err := tk.Read(pr, buf, CurrentPos)
+			if err != nil {
+				return err
+			}
+			got = append(got, buf[:n]...)
+		}
+		_, err := h.Join(tk)
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, big, got)
+
+	// A read with nothing to read ends at its context's cancel.
+	ctx, cancel := context.WithCancel(context.Background())
+	rh := SpawnOn(ctx, ex, func(tk *T) (int, error) { return tk.Read(pr, make([]byte, 8), CurrentPos) })
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	_, err = rh.Wait(wctx)
+	require.ErrorIs(t, err, context.Canceled)
+
+	// The writer gone: EOF.
+	require.NoError(t, unix.Close(pw))
+	var n int
+	err = runTask(t, ex, func(tk *T) error {
+		var err error
+		n, err = tk.Read(pr, make([]byte, 8), CurrentPos)
+		return err
+	})
+	require.NoError(t, err)
+	require.Zero(t, n)
 }

@@ -44,6 +44,9 @@ func (t *T) fbRW(fn, name string, fd int, buf []byte, off int64, write bool) (in
 	if write {
 		ev, try = pollOut, fdio.PwriteNowait
 	}
+	if fbNoNowait {
+		try = func(int, []byte, int64) (int, error) { return 0, unix.EOPNOTSUPP }
+	}
 	for {
 		if err := t.check(); err != nil {
 			return 0, opError(name, fd, err)
@@ -63,12 +66,105 @@ func (t *T) fbRW(fn, name string, fd int, buf []byte, off int64, write bool) (in
 				return 0, opError(name, fd, werr)
 			}
 		case err == unix.EOPNOTSUPP: // a file without RWF_NOWAIT
+			if off < 0 {
+				var st unix.Stat_t
+				if unix.Fstat(fd, &st) == nil {
+					switch st.Mode & unix.S_IFMT {
+					case unix.S_IFIFO, unix.S_IFCHR, unix.S_IFSOCK:
+						// Pollable, but RWF_NOWAIT is refused (5.10's
+						// pipes): readiness, then a call that cannot block.
+						return t.fbReadyRW(name, fd, buf, write, st.Mode&unix.S_IFMT == unix.S_IFSOCK)
+					}
+				}
+			}
 		default:
 			return 0, opError(name, fd, err)
 		}
 		return fbBlocking(t, name, fd, func() (int, error) { return blockingRW(fd, buf, off, write) }, nil)
 	}
 }
+
+// fbReadyRW reads or writes a pipe, character device or socket whose
+// kernel refuses RWF_NOWAIT, without blocking the executor and with the
+// wait cancellable: a socket with MSG_DONTWAIT; otherwise, once ready,
+// a read of at most what FIONREAD says is there (0 there and readable is
+// EOF), a write of at most PIPE_BUF (what a writable pipe has room for).
+func (t *T) fbReadyRW(name string, fd int, buf []byte, write, sock bool) (int, error) {
+	ev := uint32(pollIn)
+	if write {
+		ev = pollOut
+	}
+	for {
+		if err := t.check(); err != nil {
+			return 0, opError(name, fd, err)
+		}
+		var n int
+		var err error
+		switch {
+		case sock && write:
+			n, err = fdio.SendFlags(fd, buf, 0)
+		case sock:
+			n, err = fdio.RecvNonblock(fd, buf)
+		default:
+			n, err = boundedRW(fd, buf, write)
+		}
+		switch err {
+		case nil:
+			return n, nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			if werr := t.fbWait(fd, ev); werr != nil {
+				return 0, opError(name, fd, werr)
+			}
+			continue
+		}
+		return 0, opError(name, fd, err)
+	}
+}
+
+// boundedRW is one read or write on a pipe or character device that
+// cannot block: EAGAIN when it would have to wait.
+func boundedRW(fd int, buf []byte, write bool) (int, error) {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if write {
+		p[0].Events = unix.POLLOUT
+	}
+	if n, err := unix.Poll(p, 0); err != nil {
+		return 0, err
+	} else if n == 0 {
+		return 0, unix.EAGAIN
+	}
+	if write {
+		if p[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0 && len(buf) > pipeBuf {
+			buf = buf[:pipeBuf]
+		}
+		return unix.Write(fd, buf)
+	}
+	avail, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
+	if err != nil {
+		return 0, err
+	}
+	if avail == 0 {
+		if p[0].Revents&unix.POLLHUP != 0 {
+			return 0, nil // the writers are gone: EOF
+		}
+		if p[0].Revents&unix.POLLIN == 0 {
+			return 0, unix.EAGAIN
+		}
+		// Readable with nothing counted (a device): a read returns at once.
+	} else if len(buf) > avail {
+		buf = buf[:avail]
+	}
+	return unix.Read(fd, buf)
+}
+
+// fbNoNowait makes the fallback's reads and writes take the path of a
+// kernel without RWF_NOWAIT (tests).
+var fbNoNowait bool
+
+// pipeBuf is PIPE_BUF: a writable pipe has room for at least this much.
+const pipeBuf = 4096
 
 // blockingRW is the plain (p)read or (p)write, EINTR retried.
 func blockingRW(fd int, buf []byte, off int64, write bool) (int, error) {
