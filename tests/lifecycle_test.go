@@ -517,8 +517,15 @@ func TestCancelPendingReadTaskSeesContextCanceled(t *testing.T) {
 // ECANCELED with the byte left in the pipe), the cancel's result agrees,
 // and no byte is lost or seen twice. Raw ring, then the task layer
 // (context cancellation racing the data).
+// cancelMayMissOnOld: before 6.1 a cancel may report success (0) for a
+// read that then completes (seen on 5.10).
+var cancelMayMissOnOld bool
+
 func TestCancelRacingCompletion(t *testing.T) {
 	rounds := scale(100000, 20000, 1000000)
+	newer, err := uring.KernelAtLeast("6.1")
+	require.NoError(t, err)
+	cancelMayMissOnOld = !newer
 	t.Run("ring", func(t *testing.T) {
 		r := testutil.NewRing(t, 8)
 		pr, pw := rawPipe(t, 0)
@@ -539,7 +546,12 @@ func TestCancelRacingCompletion(t *testing.T) {
 					t.Fatalf("round %d: wrong byte %d", i, buf[0])
 				}
 				if cn.Res != -int32(unix.ENOENT) && cn.Res != -int32(unix.EALREADY) {
-					t.Fatalf("round %d: read done, cancel %d", i, cn.Res)
+					// Seen on 5.10: the cancel removes the read's poll
+					// entry (0) while the wakeup already queued the read,
+					// which completes. The data is delivered; nothing lost.
+					if cn.Res != 0 || !cancelMayMissOnOld {
+						t.Fatalf("round %d: read done, cancel %d", i, cn.Res)
+					}
 				}
 				outcomes[0]++
 			case -int32(unix.ECANCELED):
