@@ -684,9 +684,15 @@ func nullBlkDiscard(t *testing.T) string {
 	}
 	idx, err := os.ReadFile(dir + "/index")
 	require.NoError(t, err)
+	// The disk is nullb<index>, or (newer kernels, seen on 6.12) named
+	// after its configfs directory.
 	name := "nullb" + string(bytes.TrimSpace(idx))
 	dev, err := os.ReadFile("/sys/block/" + name + "/dev")
-	require.NoError(t, err, "null_blk %s has no /sys/block entry", name)
+	if errors.Is(err, os.ErrNotExist) {
+		name = filepath.Base(dir)
+		dev, err = os.ReadFile("/sys/block/" + name + "/dev")
+	}
+	require.NoError(t, err, "null_blk %s (index %s) has no /sys/block entry", filepath.Base(dir), bytes.TrimSpace(idx))
 	var major, minor uint32
 	_, err = fmt.Sscanf(string(dev), "%d:%d", &major, &minor)
 	require.NoError(t, err)
