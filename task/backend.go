@@ -41,7 +41,12 @@ type Backend struct {
 func (b Backend) String() string { return b.Kind.String() + " (" + b.Reason + ")" }
 
 // Backend returns the executor's backend and why it runs on it.
-func (ex *Executor) Backend() Backend { return ex.backend }
+func (ex *Executor) Backend() Backend {
+	if ex == nil {
+		return Backend{}
+	}
+	return ex.backend
+}
 
 // ChooseBackend says which backend NewExecutor and NewRuntime would run on
 // here, with these options, and why, without starting one (uringctl probe

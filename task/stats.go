@@ -84,6 +84,9 @@ type Stats struct {
 // tasks it returns ErrWouldDeadlock; once closed, ErrClosed.
 func (ex *Executor) Stats() (Stats, error) {
 	var s Stats
+	if ex == nil {
+		return s, nilReceiver("Executor.Stats")
+	}
 	err := ex.Do(func() { s = ex.statsHere() })
 	return s, err
 }
@@ -122,22 +125,30 @@ func (rt *Runtime) Stats() Stats {
 		if err != nil {
 			continue
 		}
-		sum.Executors++
-		sum.TasksLive += s.TasksLive
-		sum.TasksSpawned += s.TasksSpawned
-		for k, v := range s.Ops {
-			o := sum.Ops[k]
-			o.Submitted += v.Submitted
-			o.Completed += v.Completed
-			sum.Ops[k] = o
-		}
-		sum.Parks += s.Parks
-		sum.KernelWaits += s.KernelWaits
-		sum.Wakes += s.Wakes
-		sum.SQFullWaits += s.SQFullWaits
-		sum.CQOverflows += s.CQOverflows
+		sum.Add(s)
 	}
 	return sum
+}
+
+// Add adds o's counters (executors included) to s; s's Backend stays.
+func (s *Stats) Add(o Stats) {
+	s.Executors += o.Executors
+	s.TasksLive += o.TasksLive
+	s.TasksSpawned += o.TasksSpawned
+	if s.Ops == nil {
+		s.Ops = make(map[string]OpStats, len(o.Ops))
+	}
+	for k, v := range o.Ops {
+		c := s.Ops[k]
+		c.Submitted += v.Submitted
+		c.Completed += v.Completed
+		s.Ops[k] = c
+	}
+	s.Parks += o.Parks
+	s.KernelWaits += o.KernelWaits
+	s.Wakes += o.Wakes
+	s.SQFullWaits += o.SQFullWaits
+	s.CQOverflows += o.CQOverflows
 }
 
 // ErrPublished is Publish's error for a name expvar already has.

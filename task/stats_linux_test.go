@@ -67,6 +67,10 @@ func TestStats(t *testing.T) {
 	require.Equal(t, 2, got.Executors)
 	require.GreaterOrEqual(t, got.TasksSpawned, after.TasksSpawned)
 
+	_, err = (*Executor)(nil).Stats()
+	require.ErrorContains(t, err, "Executor.Stats")
+	require.Equal(t, Backend{}, (*Executor)(nil).Backend())
+
 	// From a task of its own executor, Stats would deadlock: an error.
 	err = runTask(t, ex, func(tk *T) error { _, err := ex.Stats(); return err })
 	require.ErrorIs(t, err, ErrWouldDeadlock)

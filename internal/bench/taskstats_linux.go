@@ -24,21 +24,7 @@ func noteStats(s task.Stats) {
 		lastStats = &s
 		return
 	}
-	sum := lastStats
-	sum.Executors += s.Executors
-	sum.TasksLive += s.TasksLive
-	sum.TasksSpawned += s.TasksSpawned
-	for k, v := range s.Ops {
-		o := sum.Ops[k]
-		o.Submitted += v.Submitted
-		o.Completed += v.Completed
-		sum.Ops[k] = o
-	}
-	sum.Parks += s.Parks
-	sum.KernelWaits += s.KernelWaits
-	sum.Wakes += s.Wakes
-	sum.SQFullWaits += s.SQFullWaits
-	sum.CQOverflows += s.CQOverflows
+	lastStats.Add(s)
 }
 
 // noteExecutor notes ex's counters (before it closes).
