@@ -18,6 +18,7 @@ type ringState struct {
 	core  *poll.Core
 	ring  *uring.Ring
 	slots []*opSlot
+	kept  map[int][]byte // per fd, bytes a multishot loop ended without yielding (kept_linux.go)
 }
 
 // defaultSpin is how long an idle executor checks the ring before it

@@ -134,6 +134,7 @@ type execStats struct {
 	msArms    int // multishot requests armed (first time and re-armed)
 	msRearms  int // of which after ENOBUFS
 	msPutErrs int // buffers a multishot iterator failed to put back (never expected)
+	keptBytes int // bytes kept for the fd's next read after a multishot loop ended
 	cacheHits int // ReadCached calls served by the page cache without the ring
 	inlined   int // tasks run inline by their joiner
 	trimmed   int // idle worker coroutines stopped after a burst

@@ -83,10 +83,15 @@ func (t *T) rw(kind rwKind, fd int, buf []byte, off int64, bufIndex uint16, fixe
 }
 
 // Read reads into buf at off (CurrentPos: the file position), returning
-// the byte count (IORING_OP_READ, 5.6). 0 means end of file.
+// the byte count (IORING_OP_READ, 5.6). 0 means end of file. Bytes a
+// multishot loop of fd consumed and did not yield come first (see the
+// multishot rules).
 func (t *T) Read(fd int, buf []byte, off int64) (int, error) {
 	if t.ex.fb != nil {
 		return t.fbRW("Read", "read", fd, buf, off, false)
+	}
+	if n := t.ex.takeKept(fd, buf, false); n > 0 {
+		return n, nil // bytes a multishot loop read and did not yield
 	}
 	return t.rw(rwRead, fd, buf, off, 0, false)
 }
@@ -281,6 +286,7 @@ func (t *T) Close(fd int) error {
 	if t.ex.fb != nil {
 		return t.fbClose(fd)
 	}
+	t.ex.dropKept(fd)
 	s, sl, err := t.startAlways("close", fd)
 	if err != nil {
 		return err

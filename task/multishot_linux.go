@@ -42,7 +42,11 @@ import (
 // (recv/read), or when the loop body breaks. Whichever way it ends, the
 // request is cancelled and the iterator waits for its last CQE before the
 // loop statement returns, so the pool may be closed right after it; fds
-// accepted but not yielded are closed.
+// accepted but not yielded are closed. Bytes read or received but not
+// yielded (the kernel may read again before the cancel lands) are not
+// lost: the executor keeps them, and the next Read, Recv, ReadMultishot
+// or RecvMultishot of the fd on this executor returns them first
+// (T.Close of the fd drops them).
 
 type msKind uint8
 
@@ -139,8 +143,12 @@ func (m *multishot) cqe(res int32, flags uint32) {
 	}
 }
 
-// dispose releases what an entry that is never yielded holds.
+// dispose releases what an entry that is never yielded holds; its data is
+// kept for the fd's next read (kept_linux.go).
 func (m *multishot) dispose(e *msEntry) {
+	if e.res > 0 && e.data != nil && (m.kind == msRead || m.kind == msRecv) {
+		m.ex.keep(m.fd, e.data)
+	}
 	m.release(e)
 	if m.kind == msAccept && e.res >= 0 {
 		m.ex.closeFdAsync(int(e.res))
@@ -365,6 +373,9 @@ func (t *T) RecvMultishot(fd int, pool *reg.BufPool, flags int) iter.Seq2[[]byte
 			yield(nil, err)
 			return
 		}
+		if k := t.ex.takeAllKept(fd); k != nil && !yield(k, nil) {
+			return
+		}
 		m := t.newMultishot(msRecv, fd, pool)
 		m.flags = flags
 		iterate(m, yield, entryData)
@@ -382,6 +393,9 @@ func (t *T) ReadMultishot(fd int, pool *reg.BufPool) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		if err := checkPool("ReadMultishot", pool); err != nil {
 			yield(nil, err)
+			return
+		}
+		if k := t.ex.takeAllKept(fd); k != nil && !yield(k, nil) {
 			return
 		}
 		iterate(t.newMultishot(msRead, fd, pool), yield, entryData)

@@ -149,9 +149,14 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 }
 
 // Recv receives into buf (IORING_OP_RECV, 5.6); 0 means the peer shut down.
+// Bytes a multishot loop of fd received and did not yield come first
+// (MSG_PEEK sees them without taking them).
 func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 	if t.ex.fb != nil {
 		return t.fbSock("Recv", "recv", fd, buf, flags, false)
+	}
+	if n := t.ex.takeKept(fd, buf, flags&unix.MSG_PEEK != 0); n > 0 {
+		return n, nil // bytes a multishot loop received and did not yield
 	}
 	// Tried directly only when the last recv left data behind (a full
 	// buffer, or CQE_F_SOCK_NONEMPTY): a ping-pong's EAGAIN costs a syscall.
