@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/bench"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/bench"
 )
 
 func init() {
@@ -34,7 +34,7 @@ are added when installed: fio for randread, a C liburing program for nop
 
 A progress line is shown on stderr when it is a terminal. The table goes
 to stdout; --json writes one object per point instead (JSON Lines; schema:
-bench.Point in internal/bench/point.go); --svg FILE draws the sweep.
+bench.Point in cmd/uringctl/internal/bench/point.go); --svg FILE draws the sweep.
 
 randread reads a temp file of --size bytes (default 256M) created in --dir
 (default: the working directory; /tmp may be a tmpfs, which refuses

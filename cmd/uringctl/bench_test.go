@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pure-uring/uring/internal/bench"
+	"github.com/pure-uring/uring/cmd/uringctl/internal/bench"
 )
 
 func benchRun(args ...string) (code int, stdout, stderr string) {
