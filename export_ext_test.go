@@ -1,3 +1,5 @@
+//go:build linux
+
 package uring
 
 import "github.com/pure-uring/uring/sys"

@@ -1,3 +1,5 @@
+//go:build linux
+
 package uring
 
 // What the tests of package uring_test see of a Ring's insides.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -188,17 +189,17 @@ func diskDir(t *testing.T) string {
 	return ""
 }
 
-// resident reports whether the page of f at off is in the page cache: a
-// preadv2(2) with RWF_NOWAIT reads it, or answers EAGAIN when it would
-// have to go to the disk.
+// resident reports whether the page of f at off is in the page cache:
+// mincore(2) on a mapping of it, which (unlike a RWF_NOWAIT read, whose
+// miss starts readahead) leaves the cache as it was.
 func resident(t *testing.T, f *os.File, off int64) bool {
 	t.Helper()
-	_, err := unix.Preadv2(int(f.Fd()), [][]byte{make([]byte, 4096)}, off, unix.RWF_NOWAIT)
-	if errors.Is(err, unix.EAGAIN) {
-		return false
-	}
+	m, err := unix.Mmap(int(f.Fd()), off, 4096, unix.PROT_READ, unix.MAP_SHARED)
 	require.NoError(t, err)
-	return true
+	defer unix.Munmap(m)
+	vec := make([]byte, 1)
+	require.NoError(t, fdio.Mincore(m, vec))
+	return vec[0]&1 != 0
 }
 
 // TestFadvise64 drops a page that lies past 4 GiB from the page cache with

@@ -44,19 +44,6 @@ func zoneName(i uint32) string {
 	return strconv.FormatUint(uint64(i), 10)
 }
 
-// zoneIndex is the interface index of zone (a name or a number); 0 when
-// unknown.
-func zoneIndex(zone string) uint32 {
-	if zone == "" {
-		return 0
-	}
-	if ifi, err := net.InterfaceByName(zone); err == nil {
-		return uint32(ifi.Index)
-	}
-	n, _ := strconv.ParseUint(zone, 10, 32)
-	return uint32(n)
-}
-
 // sockaddrAddr is sa as the net.Addr of network (nil for nil).
 func sockaddrAddr(network string, sa unix.Sockaddr) net.Addr {
 	switch sa := sa.(type) {

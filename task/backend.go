@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 // BackendKind names the I/O mechanism under an executor.

@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 // spawnBacklog bounds the tasks queued to start. A task that spawns while

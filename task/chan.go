@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 // Chan is a channel between tasks of one executor. A send or receive that

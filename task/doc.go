@@ -73,6 +73,11 @@
 //   - Do not call runtime.Goexit (t.FailNow in tests) inside a task, nor
 //     LockOSThread/UnlockOSThread: coroutines share the executor's thread.
 //
+// Off Linux the package builds with the same scheduler and adapters on the
+// fallback backend (Go's own net and os for the adapters; on macOS and the
+// BSDs also the raw-fd methods, waited for on a kqueue); the Linux-only
+// calls do not exist there.
+//
 // user_data of every SQE is the token of a poll.Core slot (index and
 // generation), so a stale CQE is recognised there; the executor's own SQEs
 // (cancels, closes of abandoned fds, link timeouts) carry

@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 import (
@@ -53,3 +51,7 @@ type ArgError = sqe.ArgError
 func argError(fn, arg, reason string) *ArgError {
 	return &ArgError{Func: fn, Arg: arg, Reason: reason, Pkg: "task"}
 }
+
+// nilReceiver is the error of a method called on a nil *Conn, *PacketConn,
+// *Listener, *File or *Runtime (net answers syscall.EINVAL there).
+func nilReceiver(fn string) error { return argError(fn, "receiver", "is nil") }

@@ -139,6 +139,24 @@ func (ex *Executor) pollIOPoll(block bool) {
 	ex.reap()
 }
 
+// hasPosted reports whether work was posted to the executor (its Inbox
+// raised the backend's work flag).
+func (ex *Executor) hasPosted() bool {
+	if ex.fb != nil {
+		return ex.fb.work.Load() != 0
+	}
+	return ex.core.HasWork()
+}
+
+// ringStats adds the Core's and the ring's counters to s.
+func (ex *Executor) ringStats(s *Stats) {
+	cs := ex.core.Stats()
+	s.Parks = cs.Parks + cs.NetParks + cs.Sleeps
+	s.KernelWaits = cs.Sleeps
+	s.Wakes = cs.Kicks
+	s.CQOverflows = uint64(ex.ring.Overflow())
+}
+
 // reap dispatches the ready CQEs (to the op records, poll.Handlers) and
 // returns how many there were.
 func (ex *Executor) reap() int { return ex.core.Reap() }

@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 import (
@@ -79,11 +77,13 @@ var errNotPollable = errors.New("task: fd is not pollable")
 // startFallback makes the executor's fallback backend (on its thread).
 func (ex *Executor) startFallback(why string) error {
 	f := &fallback{wakeCh: make(chan struct{}, 1)}
-	p, err := newPoller()
-	if err != nil {
-		return err
+	if !fbNoPoller {
+		p, err := newPoller()
+		if err != nil {
+			return err
+		}
+		f.p = p
 	}
-	f.p = p
 	ex.fb = f
 	ex.inbox.Bind(f)
 	ex.backend = Backend{Kind: BackendFallback, Reason: why}
@@ -171,12 +171,15 @@ func (f *fallback) park(deadline time.Time) {
 	}
 	select {
 	case <-f.wakeCh:
-		if !f.timer.Stop() {
-			<-f.timer.C
-		}
+		f.timer.Stop() // Go 1.23 timers: no stale tick after Stop, nothing to drain
 	case <-f.timer.C:
 	}
 }
+
+// fbNoPoller starts fallback executors without a poller, as on systems
+// that have none (Windows): tests run the scheduler's park on the wake
+// channel and timers with it.
+var fbNoPoller bool
 
 // fbMaxPark bounds one park of a fallback executor.
 const fbMaxPark = 25 * time.Millisecond

@@ -29,11 +29,6 @@ type epoller struct {
 	check  func(uintptr) bool
 }
 
-// fdWaiters are the tasks waiting for one fd, by direction (several tasks
-// may read one socket or pipe: readiness wakes them all, and those that
-// find nothing wait again).
-type fdWaiters struct{ rd, wr []*T }
-
 func newPoller() (poller, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
@@ -188,28 +183,6 @@ func (p *epoller) park(deadline time.Time) error {
 		return nil
 	}
 	return err
-}
-
-// without removes t from ts (keeping the order of the rest).
-func without(ts []*T, t *T) []*T {
-	for i, x := range ts {
-		if x == t {
-			copy(ts[i:], ts[i+1:])
-			ts[len(ts)-1] = nil
-			return ts[:len(ts)-1]
-		}
-	}
-	return ts
-}
-
-// wakeAll wakes the tasks of ts and returns ts emptied (its array kept).
-func wakeAll(ex *Executor, ts []*T) []*T {
-	for i, t := range ts {
-		t.fbFd = fbNoFd
-		ex.wake(t)
-		ts[i] = nil
-	}
-	return ts[:0]
 }
 
 var efdOne = [8]byte{1}

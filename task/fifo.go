@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 // fifo is a growable ring buffer; it allocates only when it grows.

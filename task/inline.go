@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 // Joining the task spawned last, before it started, runs it right there,

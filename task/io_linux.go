@@ -17,9 +17,6 @@ import (
 // checks the arguments; this file keeps what the kernel may use (buffers,
 // iovecs, paths) referenced and pinned in the op's slot.
 
-// CurrentPos as an offset reads or writes at the file position.
-const CurrentPos int64 = -1
-
 // Nop awaits a NOP (io_uring_prep_nop, 5.1).
 func (t *T) Nop() error {
 	if t.ex.fb != nil {

@@ -496,7 +496,3 @@ func (r *connReq) complete(res int32) {
 	r.res = res
 	r.done <- struct{}{}
 }
-
-// nilReceiver is the error of a method called on a nil *Conn, *PacketConn,
-// *Listener, *File or *Runtime (net answers syscall.EINVAL there).
-func nilReceiver(fn string) error { return argError(fn, "receiver", "is nil") }

@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 import "github.com/pure-uring/uring/sys"

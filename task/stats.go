@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 import (
@@ -102,11 +100,7 @@ func (ex *Executor) statsHere() Stats {
 		s.Parks, s.Wakes = f.parks, f.wakes.Load()
 		return s
 	}
-	cs := ex.core.Stats()
-	s.Parks = cs.Parks + cs.NetParks + cs.Sleeps
-	s.KernelWaits = cs.Sleeps
-	s.Wakes = cs.Kicks
-	s.CQOverflows = uint64(ex.ring.Overflow())
+	ex.ringStats(&s)
 	return s
 }
 

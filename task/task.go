@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 import (
@@ -538,7 +536,7 @@ func (t *T) Yield() {
 	if !ex.runnable() {
 		return
 	}
-	if ex.depth < maxDepth && ex.readyq.len() > 0 && ex.readyOnStack == 0 && !ex.closing && !ex.core.HasWork() {
+	if ex.depth < maxDepth && ex.readyq.len() > 0 && ex.readyOnStack == 0 && !ex.closing && !ex.hasPosted() {
 		// Run the next ready task inside this one, as park does: one switch
 		// there and one back when it parks or yields, instead of two
 		// through the executor. t counts as ready on the stack meanwhile,

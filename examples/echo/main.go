@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
 
 // Command echo is a TCP echo server on the task runtime: an accept task
 // per executor, one task per connection doing RECV then SEND.

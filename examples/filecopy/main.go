@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
 
 // Command filecopy copies a file with io_uring: a pipeline of tasks on one
 // executor, reads and writes of 64 KiB chunks with up to 8 in flight.
@@ -43,16 +43,15 @@ func copyFile(src, dst string) (int64, error) {
 			return 0, err
 		}
 		defer t.Close(in)
-		var st unix.Statx_t
-		if err := t.Statx(in, "", unix.AT_EMPTY_PATH, unix.STATX_SIZE|unix.STATX_MODE, &st); err != nil {
+		size, mode, err := sizeAndMode(t, in)
+		if err != nil {
 			return 0, err
 		}
-		out, err := t.Open(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, uint32(st.Mode&0o777))
+		out, err := t.Open(dst, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, mode)
 		if err != nil {
 			return 0, err
 		}
 		defer t.Close(out)
-		size := int64(st.Size)
 		g := task.NewGroup(t, true)
 		sem := task.NewChan[struct{}](t, 8)
 		for off := int64(0); off < size; off += chunk {

@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command hello serves "Hello, World!" with net/http, unchanged, on the
 // task runtime's net.Listener (accept, reads and writes through
 // io_uring): over HTTP, and over HTTPS with HTTP/1.1 and HTTP/2 (ALPN).

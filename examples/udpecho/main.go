@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command udpecho echoes UDP datagrams through the task runtime's
 // net.PacketConn (RECVMSG and SENDMSG through io_uring): each datagram
 // goes back to its sender.

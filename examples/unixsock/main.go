@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command unixsock serves HTTP on a Unix socket through the task runtime
 // (net/http, unchanged, on Runtime.Listen("unix", path)), as daemons do for
 // local APIs, and with -get fetches a path from such a server through

@@ -138,3 +138,17 @@ func Sendmsg(fd int, msg *unix.Msghdr, flags int) (int, error) {
 	}
 	return int(n), nil
 }
+
+// Mincore fills vec with one byte per page of the mapping b (bit 0: the
+// page is resident), mincore(2): a look at the page cache that, unlike a
+// RWF_NOWAIT read, starts no readahead.
+func Mincore(b []byte, vec []byte) error {
+	if len(b) == 0 || len(vec) < (len(b)+os.Getpagesize()-1)/os.Getpagesize() {
+		return unix.EINVAL
+	}
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
