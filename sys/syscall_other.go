@@ -56,5 +56,3 @@ func Munmap(b []byte) error { return nil }
 func Close(fd int) error { return os.NewSyscallError("close", errNoSys) }
 
 func MmapFixedAnon(b []byte) error { return nil }
-
-func Gettid() int { return 0 }

@@ -46,7 +46,8 @@ func (ex *Executor) post(m remoteMsg) {
 // is one of its tasks (coroutines run on the executor's locked thread).
 // Callers check that the executor runs first: once it has stopped, its
 // thread is gone and the number may be another thread's.
-func (ex *Executor) onThread() bool { return ex.tid == sys.Gettid() }
+// A tid of 0 (a system whose thread ids sys does not know) never matches.
+func (ex *Executor) onThread() bool { return ex.tid != 0 && ex.tid == sys.Gettid() }
 
 // drain takes the messages other goroutines posted.
 func (ex *Executor) drain() {
