@@ -69,7 +69,7 @@ func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.sizes, "sizes", "", "message sizes (tcprecv, echo), e.g. 64,512,2K,8K,64K")
 	fs.StringVar(&f.modes, "mode", "", "modes: randread buffered,direct,fixed,iopoll,sqpoll; tcprecv single,multishot; switch yield,pingpong; chain call,spawn; serve-file go,curl")
 	fs.StringVar(&f.conns, "conns", "", "connections (tcprecv: first value; echo: the sweep; http: wrk/client connections)")
-	fs.StringVar(&f.execs, "executors", "", "task executors (randread: first value; http: the sweep, default 1,NCPU)")
+	fs.StringVar(&f.execs, "executors", "", "task executors (randread: first value; http: the sweep, default 1,NCPU; echo: the sweep, default 1)")
 	fs.StringVar(&f.n, "n", "", "operation counts (spawn, collect: the sweep; switch, channel, chain: per run)")
 	fs.StringVar(&f.pr, "pairs", "", "channel: sender/receiver pairs, e.g. 1,2,4,8,16,32")
 	fs.IntVar(&f.depth, "depth", 0, "chain and collect: call-chain depth (default 1000 and 50)")

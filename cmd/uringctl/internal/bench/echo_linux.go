@@ -12,7 +12,8 @@ import (
 )
 
 // runEcho: S-byte echo (1 KiB by default) over each number of connections;
-// the server is a task per connection on one executor, or a goroutine per
+// the server is a task per connection on --executors executors (1 by
+// default; several share the port with SO_REUSEPORT), or a goroutine per
 // connection on Go's net; the client is the same Go code for both.
 func runEcho(c *Config) ([]Point, error) {
 	size := int64(1024)
@@ -24,19 +25,21 @@ func runEcho(c *Config) ([]Point, error) {
 	}
 	d := c.dur()
 	var out []Point
-	for _, conns := range orInts(c.Conns, []int{4, 16, 64}) {
-		s := spec{
-			meta: Point{Workload: "echo", Axis: "conns", X: int64(conns), Unit: "msg/s", Higher: true,
-				Params: Params{Conns: conns, Size: size, Executors: 1, Duration: d.String(), Load: "in-process"}},
-			project: []impl{{"task server", func() (sample, error) { return echoTask(conns, int(size), d) }},
-				{"task server fallback", func() (sample, error) { return echoTask(conns, int(size), d, task.WithoutIOUring()) }}},
-			baseline: impl{"go net server", func() (sample, error) { return echoGo(conns, int(size), d) }},
+	for _, execs := range orInts(c.Executors, []int{1}) {
+		for _, conns := range orInts(c.Conns, []int{4, 16, 64}) {
+			s := spec{
+				meta: Point{Workload: "echo", Axis: "conns", X: int64(conns), Unit: "msg/s", Higher: true,
+					Params: Params{Conns: conns, Size: size, Executors: execs, Duration: d.String(), Load: "in-process"}},
+				project: []impl{{"task server", func() (sample, error) { return echoTask(execs, conns, int(size), d) }},
+					{"task server fallback", func() (sample, error) { return echoTask(execs, conns, int(size), d, task.WithoutIOUring()) }}},
+				baseline: impl{"go net server", func() (sample, error) { return echoGo(conns, int(size), d) }},
+			}
+			pts, err := c.measure(s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pts...)
 		}
-		pts, err := c.measure(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pts...)
 	}
 	return out, nil
 }
@@ -74,8 +77,8 @@ func echoServeTask(size int) func(t *task.T, fd int) error {
 	}
 }
 
-func echoTask(conns, size int, d time.Duration, opts ...task.Option) (sample, error) {
-	srv, err := startTaskServer(1, echoServeTask(size), opts...)
+func echoTask(execs, conns, size int, d time.Duration, opts ...task.Option) (sample, error) {
+	srv, err := startTaskServer(execs, echoServeTask(size), opts...)
 	if err != nil {
 		return sample{}, err
 	}

@@ -33,7 +33,7 @@ var workloads = []Workload{
 	{"http", "HTTP/1.1 keep-alive hello world on task executors vs net/http (load: wrk -t1 -c10, or an in-process client)", "executors", "--executors 1,NCPU --conns 10"},
 	{"http-std", "unchanged net/http through the task runtime's net.Listener adapter vs net.Listen", "executors", "--executors 1,NCPU --conns 10"},
 	{"serve-file", "http.ServeContent of one file, downloaded whole again and again: task.File on the runtime's listener (splice) vs os.File on net.Listen (sendfile); SHA-256 checked", "conns", "--conns 1,4 --size 256M (BENCHMARKS.md: 1G) --mode go,curl (the load) --executors 1 --dir DIR"},
-	{"echo", "1 KiB echo over N connections: task executor server vs Go net server", "conns", "--conns 4,16,64 --sizes 1024"},
+	{"echo", "1 KiB echo over N connections: task executor server vs Go net server", "conns", "--conns 4,16,64 --sizes 1024 --executors 1"},
 	{"spawn", "one task spawns N empty tasks and joins each vs goroutines + sync.WaitGroup", "n", "--n 10000,100000,1000000"},
 	{"switch", "a task yields N times vs runtime.Gosched; two tasks ping-pong on an unbuffered task channel vs two goroutines on an unbuffered chan", "n", "--n 1000000 --mode yield,pingpong"},
 	{"channel", "messages through a task channel of capacity 1024 vs a Go chan of capacity 1024; pairs spread over one executor per core", "pairs", "--pairs 1,2,4,8,16,32 --n 1000000 (2000000 at 1 pair) --executors NCPU"},
