@@ -255,6 +255,7 @@ modules() {
 	local kx=$1 kw=$2 md
 	md=$(first "$kx"/lib/modules/* "$kx"/usr/lib/modules/*)
 	mkdir -p "$kw/m/k/mod"; : >"$kw/m/k/modules"; : >"$kw/m/k/polldevs"
+	echo "$accel" >"$kw/m/k/accel" # init: URING_TEST_EMULATED unless kvm
 	kargs=' nvme.poll_queues=2'
 	declare -A seen=()
 	addmod() { # name args: unpacked into m/k/mod, dependencies first

@@ -46,7 +46,7 @@ func soakN(small, medium, long int) int {
 	if raceEnabled {
 		n = max(n/10, 1)
 	}
-	return n
+	return emulated(n)
 }
 
 // TestSoakNops: 10M NOPs (long) at SQ depths 1..4096, in random batch
