@@ -74,7 +74,7 @@ func (t *T) bsdRW(fn, name string, fd int, buf []byte, off int64, write bool) (i
 
 // bsdReadyRW reads or writes a pipe or character device once poll(2) says
 // it is ready, at most what FIONREAD counts (a read) or PIPE_BUF (a write),
-// so the call cannot block.
+// so the call cannot block; a device without FIONREAD is read whole.
 func (t *T) bsdReadyRW(name string, fd int, buf []byte, write bool) (int, error) {
 	ev, events := uint32(pollIn), int16(unix.POLLIN)
 	if write {
@@ -97,6 +97,9 @@ func (t *T) bsdReadyRW(name string, fd int, buf []byte, write bool) (int, error)
 			avail, err = unix.IoctlGetInt(fd, fionread)
 			switch {
 			case err != nil:
+				// No FIONREAD (/dev/null, /dev/zero, /dev/urandom): such a
+				// device does not block once readable.
+				n, err = unix.Read(fd, buf)
 			case avail == 0 && rev&unix.POLLHUP != 0:
 				return 0, nil // the writers are gone: EOF
 			case avail == 0 && rev&unix.POLLIN == 0:
