@@ -23,7 +23,7 @@ import (
 // false (and closes c) when the runtime is closing.
 func (rt *Runtime) track(c io.Closer) *fbSock {
 	s := &fbSock{f: c}
-	if ex := rt.Pick(); ex != nil && ex.fb != nil && ex.fb.addSock(s) {
+	if ex := rt.Pick(); ex != nil && ex.socks.add(s) {
 		s.ex = ex
 		return s
 	}
@@ -34,7 +34,7 @@ func (rt *Runtime) track(c io.Closer) *fbSock {
 // untrack forgets s (its object was closed by its owner).
 func (s *fbSock) untrack() {
 	if s != nil && s.ex != nil {
-		s.ex.fb.dropSock(s)
+		s.ex.socks.drop(s)
 	}
 }
 

@@ -35,10 +35,13 @@
 //     adapters, which behave like net's and os's (Runtime.Listen,
 //     Runtime.Dial and Conn with *net.TCPConn's method set for tcp and unix;
 //     Runtime.ListenPacket and PacketConn for udp and unixgram;
-//     Runtime.OpenFile and File: each direction's RECV/SEND/RECVMSG/SENDMSG
-//     is posted to the executor and submitted directly, no task per call;
-//     io.Copy between Conns, Files and regular *os.Files goes through
-//     SPLICE; never use them from a task).
+//     Runtime.OpenFile and File. A Conn or PacketConn tries the socket from
+//     the calling goroutine and waits for readiness in Go's netpoller, as
+//     net does (measured faster than a hand-off to the executor);
+//     WithRingConnWaits posts what would block to the executor as a
+//     RECV/SEND/RECVMSG/SENDMSG/POLL_ADD request instead. io.Copy between
+//     Conns, Files and regular *os.Files goes through splice; never use
+//     them from a task).
 //   - Memory: every buffer, iovec, msghdr, sockaddr, timespec and path of an
 //     operation stays referenced by the executor and pinned (runtime.Pinner)
 //     until the operation's last CQE, cancelled operations included. An fd

@@ -167,7 +167,8 @@ func (ex *Executor) cancelAll() {
 		ex.fb.cancelAll(ex)
 		return
 	}
-	ex.core.Stop() // the wake poll is not re-armed: the ring can go quiet
+	ex.socks.closeAll() // the goroutines waiting in the netpoller
+	ex.core.Stop()      // the wake poll is not re-armed: the ring can go quiet
 	ex.core.CancelAll()
 }
 

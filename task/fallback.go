@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,10 +34,6 @@ type fallback struct {
 	timer    *time.Timer // the park's deadline where there is no poller
 	parks    uint64
 	wakes    atomic.Uint64
-
-	smu   sync.Mutex
-	socks map[*fbSock]struct{} // goroutines' sockets: Close ends their waits
-	sdone bool                 // cancelAll ran: a new socket is closed at once
 }
 
 // poller waits for fds to become ready, for the fallback.
@@ -313,37 +308,7 @@ func (f *fallback) cancel(ex *Executor, t *T, err error) {
 // cancelAll is Close's cancel: Close interrupts every task itself; the
 // goroutines waiting in a socket's Read or Write (in Go's netpoller) are
 // ended by closing the socket's netpoller registration.
-func (f *fallback) cancelAll(ex *Executor) {
-	f.smu.Lock()
-	f.sdone = true
-	socks := f.socks
-	f.socks = nil
-	f.smu.Unlock()
-	for s := range socks {
-		_ = s.f.Close()
-	}
-}
-
-// addSock registers s for cancelAll; false once the executor is closing.
-func (f *fallback) addSock(s *fbSock) bool {
-	f.smu.Lock()
-	defer f.smu.Unlock()
-	if f.sdone {
-		return false
-	}
-	if f.socks == nil {
-		f.socks = make(map[*fbSock]struct{})
-	}
-	f.socks[s] = struct{}{}
-	return true
-}
-
-// dropSock forgets s (its socket closed).
-func (f *fallback) dropSock(s *fbSock) {
-	f.smu.Lock()
-	delete(f.socks, s)
-	f.smu.Unlock()
-}
+func (f *fallback) cancelAll(ex *Executor) { ex.socks.closeAll() }
 
 // quiet: no blocking call is outstanding.
 func (f *fallback) quiet() bool { return true }

@@ -14,9 +14,10 @@ import (
 	"github.com/pure-uring/uring/internal/fdio"
 )
 
-// The fallback's sockets for goroutines (Conn, PacketConn, Listener): with
-// no ring to submit to, a request runs on the caller's goroutine, which
-// waits for readiness in Go's own netpoller, as net does. The netpoller
+// The netpoller's sockets for goroutines (Conn, PacketConn): on the
+// fallback, and on io_uring executors unless WithRingConnWaits, a request
+// runs on the caller's goroutine, which waits for readiness in Go's own
+// netpoller, as net does. The netpoller
 // gets a duplicate of the fd (epoll watches the open file, so readiness of
 // one is readiness of both); its deadlines are the sock's, and closing it
 // ends the waits in flight before the sock closes its own fd.
@@ -47,7 +48,9 @@ func (q *fbReq) attempt(fd uintptr) bool {
 	return q.err != unix.EAGAIN
 }
 
-// initFallback registers s with Go's netpoller (executor in fallback).
+// initFallback registers s with Go's netpoller (the fallback backend, or
+// an io_uring executor without WithRingConnWaits). The socket becomes
+// non-blocking (the flag is the open file's).
 func (s *sock) initFallback() error {
 	dup, err := unix.FcntlInt(uintptr(s.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
@@ -68,7 +71,7 @@ func (s *sock) initFallback() error {
 	fs.wr = fbReq{s: s, r: &s.wr}
 	fs.rd.fn, fs.wr.fn = fs.rd.attempt, fs.wr.attempt
 	s.fb = fs
-	if !s.ex.fb.addSock(s.fb) {
+	if !s.ex.socks.add(s.fb) {
 		_ = f.Close() // the executor is closing: its sockets are closed
 	}
 	return nil

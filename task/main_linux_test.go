@@ -5,6 +5,7 @@ package task
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -21,7 +22,15 @@ import (
 // one suite, both backends. Tests about io_uring itself (rings,
 // registered buffers, SQEs) say so with requireRing.
 func TestMain(m *testing.M) {
-	if os.Getenv(backendEnv) != "" {
+	switch os.Getenv(backendEnv) {
+	case "":
+	case ringConnsBackend:
+		// Only the goroutine-side socket tests, unless -test.run chose.
+		if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
+			_ = f.Value.Set(ringConnTests)
+		}
+		fallthrough
+	default:
 		testutil.Main(m)
 		return
 	}
@@ -29,8 +38,18 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		code = testutil.RerunWithEnv(backendEnv + "=fallback")
 	}
+	if code == 0 {
+		code = testutil.RerunWithEnv(backendEnv + "=" + ringConnsBackend)
+	}
 	os.Exit(code)
 }
+
+// ringConnsBackend is a third run on io_uring with WithRingConnWaits: the
+// goroutine-side sockets' tests (ringConnTests) again, with their waits
+// submitted to the ring instead of Go's netpoller.
+const ringConnsBackend = "io_uring-ring-conns"
+
+const ringConnTests = `^(TestSyncAndCloseWriteGuarded|TestConn|TestTCPConn|TestListen|TestDial|TestNettestConn|TestNilReceivers|TestPacketConn|TestRealClient|TestNetHTTPOnAdapter|TestFileCopySplice|TestServeTLS|TestTLSClient|TestPortableAdapters)`
 
 // backendEnv selects the backend of the package's executors.
 const backendEnv = "URING_TASK_BACKEND"
@@ -42,6 +61,9 @@ func onFallback() bool { return os.Getenv(backendEnv) == "fallback" }
 func backendOpts() []Option {
 	if onFallback() {
 		return []Option{WithoutIOUring()}
+	}
+	if os.Getenv(backendEnv) == ringConnsBackend {
+		return []Option{WithRingConnWaits()}
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ func (s *sock) init(ex *Executor, fd int, network string, laddr, raddr net.Addr)
 	s.ex, s.fd, s.net, s.laddr, s.raddr = ex, fd, network, laddr, raddr
 	s.rd = connReq{s: s, op: reqRecv, done: make(chan struct{}, 1)}
 	s.wr = connReq{s: s, op: reqSend, done: make(chan struct{}, 1)}
-	if ex.fb != nil {
+	if !ex.ringConns {
 		if err := s.initFallback(); err != nil {
 			s.fbErr = err
 		}
@@ -108,7 +108,7 @@ const maxIO = 1 << 30
 // os.ErrDeadlineExceeded, an *os.SyscallError named name); the caller
 // wraps them in a *net.OpError.
 func (s *sock) io(r *connReq, name string, op reqOp, b []byte) (int, error) {
-	if s.ex.fb != nil {
+	if !s.ex.ringConns {
 		if s.fb == nil {
 			return 0, s.fbErr
 		}
@@ -228,7 +228,7 @@ func (s *sock) close(interrupt, more func()) error {
 		interrupt()
 	}
 	if s.fb != nil {
-		s.ex.fb.dropSock(s.fb)
+		s.ex.socks.drop(s.fb)
 		_ = s.fb.f.Close() // ends the netpoller waits in flight
 	}
 	s.g.close()
