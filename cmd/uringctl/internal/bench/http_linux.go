@@ -82,12 +82,17 @@ func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d 
 			}}},
 			baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, load) }},
 		}
-		if workload == "http-std" { // the same server on the fallback backend, beside it
+		if workload == "http-std" { // the same server on the fallback backend, and with ring waits, beside it
 			s.project = append(s.project, impl{name + " fallback", func() (sample, error) {
 				if procs > 0 {
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				}
 				return httpOnFallback(execs, conns, d, load)
+			}}, impl{name + " ring-conn waits", func() (sample, error) {
+				if procs > 0 {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				}
+				return httpOnRuntimeWith(execs, conns, d, load, task.WithRingConnWaits())
 			}})
 		}
 		s.peers = c.fasthttpPeers(workload, execs, conns, d, load)
