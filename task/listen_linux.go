@@ -19,7 +19,9 @@ import (
 )
 
 // Listener is a net.Listener whose Accept runs on the runtime; net/http
-// serves on it unchanged. Its connections are *Conn, with net's defaults:
+// serves on it unchanged. Accept is an accept4 from the caller's goroutine
+// that waits in Go's netpoller, as net's does (with WithRingConnWaits: an
+// ACCEPT awaited by a task of an executor). Its connections are *Conn, with net's defaults:
 // TCP_NODELAY on and keep-alive every 15 s (set on the listening socket,
 // which accepted sockets inherit).
 type Listener struct {
@@ -34,6 +36,12 @@ type Listener struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	once    sync.Once
+
+	// Accept from the caller's goroutine, waiting in Go's netpoller (unless
+	// WithRingConnWaits): a non-blocking duplicate of the fd, registered
+	// with an executor so that Close and Runtime.Close end the waits.
+	np  *fbSock
+	npx *Executor
 }
 
 // Listen listens on a stream address as net.Listen does: network is tcp,
@@ -82,7 +90,64 @@ func (rt *Runtime) Listen(network, address string) (*Listener, error) {
 		}
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
+	if ex := rt.Pick(); ex != nil && !ex.ringConns {
+		np, err := netpollFile(l.fd, "task-listener")
+		if err == nil && !ex.socks.add(np) {
+			_ = np.f.Close()
+			err = net.ErrClosed // the runtime is closing
+		}
+		if err != nil {
+			_ = l.Close()
+			return nil, &net.OpError{Op: "listen", Net: network, Addr: l.addr, Err: err}
+		}
+		l.np, l.npx = np, ex
+	}
 	return l, nil
+}
+
+// netpollFile makes fd non-blocking and registers a duplicate of it with
+// Go's netpoller (readiness of the open file is readiness of both).
+func netpollFile(fd int, name string) (*fbSock, error) {
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	if err := unix.SetNonblock(dup, true); err != nil {
+		unix.Close(dup)
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(dup), name)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fbSock{f: f, rc: rc}, nil
+}
+
+// acceptNetpoll is Accept from the caller's goroutine: accept4 on the
+// listening fd, waiting for readiness in the netpoller under the deadline.
+func (l *Listener) acceptNetpoll() (int, netip.AddrPort, error) {
+	var nfd int
+	var sa unix.Sockaddr
+	var aerr error
+	err := l.np.rc.Read(func(uintptr) bool {
+		nfd, sa, aerr = unix.Accept4(l.fd, unix.SOCK_CLOEXEC)
+		switch aerr {
+		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
+			return false // wait (again): another acceptor took it, or the peer left
+		}
+		return true
+	})
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return -1, netip.AddrPort{}, os.ErrDeadlineExceeded
+	case err != nil: // the netpoller's file closed: the listener or runtime is closing
+		return -1, netip.AddrPort{}, net.ErrClosed
+	case aerr != nil:
+		return -1, netip.AddrPort{}, os.NewSyscallError("accept4", aerr)
+	}
+	return nfd, sockaddrAddrPort(sa), nil
 }
 
 // setTCPDefaults turns on what net turns on for every TCP connection:
@@ -105,24 +170,36 @@ func (l *Listener) Accept() (net.Conn, error) {
 		fd   int
 		peer netip.AddrPort
 	}
-	ctx := l.ctx
-	if dl := l.dl.Load(); dl != 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, time.Unix(0, dl))
-		defer cancel()
-	}
-	a, err := call(ctx, ex, func(t *T) (acc, error) {
-		fd, peer, err := t.Accept(l.fd, 0)
-		return acc{fd, peer}, err
-	})
-	if err != nil {
-		switch {
-		case l.ctx.Err() != nil:
-			err = net.ErrClosed
-		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-			err = os.ErrDeadlineExceeded
+	var a acc
+	var err error
+	if l.np != nil {
+		if l.ctx.Err() != nil {
+			return nil, l.opErr(net.ErrClosed)
 		}
-		return nil, l.opErr(err)
+		a.fd, a.peer, err = l.acceptNetpoll()
+		if err != nil {
+			return nil, l.opErr(err)
+		}
+	} else {
+		ctx := l.ctx
+		if dl := l.dl.Load(); dl != 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, time.Unix(0, dl))
+			defer cancel()
+		}
+		a, err = call(ctx, ex, func(t *T) (acc, error) {
+			fd, peer, err := t.Accept(l.fd, 0)
+			return acc{fd, peer}, err
+		})
+		if err != nil {
+			switch {
+			case l.ctx.Err() != nil:
+				err = net.ErrClosed
+			case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+				err = os.ErrDeadlineExceeded
+			}
+			return nil, l.opErr(err)
+		}
 	}
 	var laddr, raddr net.Addr
 	if l.network == "unix" {
@@ -147,8 +224,9 @@ func (l *Listener) opErr(err error) error {
 	return &net.OpError{Op: "accept", Net: l.network, Addr: l.addr, Err: err}
 }
 
-// SetDeadline sets the deadline of Accept calls that start from now on (the
-// zero time: none), as net.TCPListener's does for new calls.
+// SetDeadline sets the deadline of Accept (the zero time: none): an Accept
+// waiting in the netpoller sees the new one, as net.TCPListener's does;
+// with WithRingConnWaits it holds for Accept calls that start from now on.
 func (l *Listener) SetDeadline(t time.Time) error {
 	if l == nil {
 		return nilReceiver("Listener.SetDeadline")
@@ -163,6 +241,9 @@ func (l *Listener) SetDeadline(t time.Time) error {
 		}
 	}
 	l.dl.Store(dl)
+	if l.np != nil {
+		_ = l.np.f.SetReadDeadline(t) // an Accept in flight sees it too, as net's does
+	}
 	return nil
 }
 
@@ -174,6 +255,10 @@ func (l *Listener) Close() error {
 	err := error(net.ErrClosed)
 	l.once.Do(func() {
 		l.cancel()
+		if l.np != nil {
+			l.npx.socks.drop(l.np)
+			_ = l.np.f.Close() // ends the Accepts waiting in the netpoller
+		}
 		err = l.file.Close()
 		if l.unlink != "" {
 			_ = os.Remove(l.unlink)

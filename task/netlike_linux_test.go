@@ -590,3 +590,34 @@ func TestDialContextDeadline(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("dial tcp %s: operation was canceled", ln.Addr()), err.Error())
 	}
 }
+
+// A deadline set while an Accept waits ends that Accept, as net's does;
+// Runtime.Close ends an Accept in flight with net.ErrClosed. (With
+// WithRingConnWaits a deadline holds for Accepts started after it.)
+func TestListenerInFlightLikeNet(t *testing.T) {
+	rt := newRuntime(t, 1)
+	listens := []listenFunc{netListen, rtListen(rt)}
+	if os.Getenv(backendEnv) == ringConnsBackend {
+		listens = listens[:1] // ring waits: an Accept's deadline is taken when it starts
+	}
+	for _, listen := range listens {
+		ln, err := listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		errc := make(chan error, 1)
+		go func() { _, err := ln.Accept(); errc <- err }()
+		time.Sleep(10 * time.Millisecond)
+		require.NoError(t, ln.(interface{ SetDeadline(time.Time) error }).SetDeadline(time.Now().Add(10*time.Millisecond)))
+		require.ErrorIs(t, <-errc, os.ErrDeadlineExceeded)
+		require.NoError(t, ln.Close())
+	}
+	rt2, err := NewRuntime(1, backendOpts()...)
+	require.NoError(t, err)
+	ln, err := rt2.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	errc := make(chan error, 1)
+	go func() { _, err := ln.Accept(); errc <- err }()
+	time.Sleep(10 * time.Millisecond)
+	require.NoError(t, rt2.Close())
+	require.ErrorIs(t, <-errc, net.ErrClosed)
+}
