@@ -193,7 +193,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		})
 		if err != nil {
 			switch {
-			case l.ctx.Err() != nil:
+			case l.ctx.Err() != nil || errors.Is(err, ErrClosed): // the listener or the runtime closed
 				err = net.ErrClosed
 			case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 				err = os.ErrDeadlineExceeded
