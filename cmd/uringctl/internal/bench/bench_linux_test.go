@@ -3,7 +3,9 @@
 package bench
 
 import (
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -28,6 +30,7 @@ func TestParseWrk(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 92093.45, s.v)
 	require.Equal(t, 1250.0, s.p99)
+	require.Equal(t, 2100.0, s.max)
 	_, err = parseWrk([]byte("  Non-2xx or 3xx responses: 12\nRequests/sec: 5\n"))
 	require.ErrorContains(t, err, "12 non-2xx")
 	_, err = parseWrk([]byte("garbage"))
@@ -41,5 +44,23 @@ func TestPollQueues(t *testing.T) {
 	}
 	if why := directIO("bench_test.go"); why != "" {
 		require.Contains(t, why, "O_DIRECT")
+	}
+}
+
+// The shapes wrk runs in: keep-alive, a new connection per request, and 16
+// requests per write; each answers every request (net/http on net.Listen).
+func TestWrkShapes(t *testing.T) {
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Skip("wrk is not installed (the load generator, not a kernel feature)")
+	}
+	for _, shape := range []httpShape{shapeKeepAlive, shapeClose, shapePipeline} {
+		smp, err := httpStd(0, 4, time.Second, httpLoad{name: "wrk", run: func(addr string, conns int, d time.Duration) (sample, error) {
+			return runWrkShape(bin, addr, conns, d, shape)
+		}})
+		require.NoError(t, err, shape)
+		require.Greater(t, smp.v, 0.0, shape)
+		require.Greater(t, smp.max, 0.0, shape)
+		require.GreaterOrEqual(t, smp.max, smp.p99, shape)
 	}
 }

@@ -48,7 +48,7 @@ func TestRatioAndFormat(t *testing.T) {
 	require.Equal(t, 20000.0, step)
 	require.Equal(t, 100000.0, top)
 	require.Equal(t, 3.0, medianOf([]float64{5, 1, 3}))
-	require.Equal(t, sample{v: 2.5, p99: 15, stats: "last"}, median([]sample{{1, 10, nil}, {4, 20, nil}, {2, 30, nil}, {3, 5, "last"}}), "the last rep's task stats")
+	require.Equal(t, sample{v: 2.5, p99: 15, max: 150, stats: "last"}, median([]sample{{1, 10, 100, nil}, {4, 20, 200, nil}, {2, 30, 300, nil}, {3, 5, 50, "last"}}), "the last rep's task stats")
 }
 
 func TestProgress(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -49,9 +50,83 @@ func runHTTP(c *Config) ([]Point, error) {
 }
 
 // runHTTPStd: the same net/http server code served on the task runtime's
-// net.Listener adapter vs on net.Listen.
+// net.Listener adapter vs on net.Listen, for each load shape (--mode:
+// keepalive sweeps --conns, default 1,10,100,1000; close is a new
+// connection per request and pipeline 16 requests per write, at --conns,
+// default 10), on 1 and NCPU executors (--executors). The shapes other
+// than keepalive need wrk; so do the latency percentiles' max.
 func runHTTPStd(c *Config) ([]Point, error) {
-	return httpSweep(c, "http-std", "net/http on task.Listener", httpOnRuntime)
+	load := c.pickLoad()
+	d := c.dur()
+	execs := []int{1}
+	if n := runtime.NumCPU(); n > 1 {
+		execs = append(execs, n)
+	}
+	var out []Point
+	for _, mode := range orStrings(c.Modes, []string{string(shapeKeepAlive)}) {
+		shape := httpShape(mode)
+		defConns := []int{10}
+		switch shape {
+		case shapeKeepAlive:
+			defConns = []int{1, 10, 100, 1000}
+		case shapeClose, shapePipeline:
+		default:
+			return nil, fmt.Errorf("http-std: --mode %q: want keepalive, close or pipeline", mode)
+		}
+		for _, ex := range orInts(c.Executors, execs) {
+			for _, conns := range orInts(c.Conns, defConns) {
+				pts, err := c.httpStdPoint(shape, load, ex, conns, d)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, pts...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// httpStdPoint measures one shape, executor count and connection count.
+func (c *Config) httpStdPoint(shape httpShape, load httpLoad, execs, conns int, d time.Duration) ([]Point, error) {
+	procs := 0
+	if load.name == "wrk" {
+		procs = execs
+	}
+	meta := Point{Workload: "http-std", Mode: string(shape), Axis: "conns", X: int64(conns), Unit: "req/s", Higher: true,
+		Params: Params{Executors: execs, Conns: conns, Duration: d.String(), Load: load.name}}
+	if shape != shapeKeepAlive && load.name != "wrk" {
+		return []Point{unsupported(meta, "net/http on task.Listener", "net/http", "the "+string(shape)+" shape needs wrk (not installed, or --no-peers)", max(c.Reps, 1))}, nil
+	}
+	run := load.run
+	if load.name == "wrk" {
+		bin, _ := exec.LookPath("wrk")
+		run = func(addr string, conns int, d time.Duration) (sample, error) {
+			return runWrkShape(bin, addr, conns, d, shape)
+		}
+	}
+	shaped := httpLoad{name: load.name, run: run}
+	withProcs := func(f func() (sample, error)) func() (sample, error) {
+		return func() (sample, error) {
+			if procs > 0 {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			}
+			return f()
+		}
+	}
+	s := spec{
+		meta: meta,
+		project: []impl{
+			{"net/http on task.Listener", withProcs(func() (sample, error) { return httpOnRuntimeWith(execs, conns, d, shaped) })},
+			{"net/http on task.Listener fallback", withProcs(func() (sample, error) {
+				return httpOnRuntimeWith(execs, conns, d, shaped, task.WithoutIOUring())
+			})},
+			{"net/http on task.Listener ring-conn waits", withProcs(func() (sample, error) {
+				return httpOnRuntimeWith(execs, conns, d, shaped, task.WithRingConnWaits())
+			})},
+		},
+		baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, shaped) }},
+	}
+	return c.measure(s)
 }
 
 func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d time.Duration, load httpLoad) (sample, error)) ([]Point, error) {
@@ -82,19 +157,6 @@ func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d 
 			}}},
 			baseline: impl{"net/http", func() (sample, error) { return httpStd(procs, conns, d, load) }},
 		}
-		if workload == "http-std" { // the same server on the fallback backend, and with ring waits, beside it
-			s.project = append(s.project, impl{name + " fallback", func() (sample, error) {
-				if procs > 0 {
-					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-				}
-				return httpOnFallback(execs, conns, d, load)
-			}}, impl{name + " ring-conn waits", func() (sample, error) {
-				if procs > 0 {
-					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-				}
-				return httpOnRuntimeWith(execs, conns, d, load, task.WithRingConnWaits())
-			}})
-		}
 		s.peers = c.fasthttpPeers(workload, execs, conns, d, load)
 		pts, err := c.measure(s)
 		if err != nil {
@@ -103,15 +165,6 @@ func httpSweep(c *Config, workload, name string, serve func(execs, conns int, d 
 		out = append(out, pts...)
 	}
 	return out, nil
-}
-
-func httpOnRuntime(execs, conns int, d time.Duration, load httpLoad) (sample, error) {
-	return httpOnRuntimeWith(execs, conns, d, load)
-}
-
-// httpOnFallback is http-std on the task layer's fallback backend.
-func httpOnFallback(execs, conns int, d time.Duration, load httpLoad) (sample, error) {
-	return httpOnRuntimeWith(execs, conns, d, load, task.WithoutIOUring())
 }
 
 func httpOnRuntimeWith(execs, conns int, d time.Duration, load httpLoad, opts ...task.Option) (sample, error) {
@@ -258,13 +311,62 @@ func httpRoundTrip(addr string) func(c net.Conn, scratch []byte) error {
 var (
 	wrkRate = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 	wrkP99  = regexp.MustCompile(`(?m)^\s+99%\s+([0-9.]+)(us|ms|s)\s*$`)
+	wrkMax  = regexp.MustCompile(`(?m)^\s+Latency\s+\S+\s+\S+\s+([0-9.]+)(us|ms|s)\s`)
 	wrkBad  = regexp.MustCompile(`Non-2xx or 3xx responses:\s+(\d+)`)
 )
 
+// httpShape is how the load uses its connections.
+type httpShape string
+
+const (
+	shapeKeepAlive httpShape = "keepalive" // requests one after another on each kept-alive connection
+	shapeClose     httpShape = "close"     // a new connection per request (Connection: close)
+	shapePipeline  httpShape = "pipeline"  // 16 requests sent at once on each connection, then 16 more
+)
+
+// pipelineDepth is the requests wrk writes at once per connection in the
+// pipeline shape.
+const pipelineDepth = 16
+
+// wrkPipelineScript makes wrk send pipelineDepth requests per write.
+var wrkPipelineScript = fmt.Sprintf(`init = function(args)
+  local r = {}
+  for i = 1, %d do r[i] = wrk.format(nil, "/") end
+  req = table.concat(r)
+end
+request = function() return req end
+`, pipelineDepth)
+
 // runWrk runs wrk -t1 -cN -dSECONDS --latency against addr.
 func runWrk(bin, addr string, conns int, d time.Duration) (sample, error) {
+	return runWrkShape(bin, addr, conns, d, shapeKeepAlive)
+}
+
+// runWrkShape is runWrk with a load shape.
+func runWrkShape(bin, addr string, conns int, d time.Duration, shape httpShape) (sample, error) {
 	secs := max(int(d.Round(time.Second)/time.Second), 1)
-	out, err := exec.Command(bin, "-t1", "-c"+strconv.Itoa(conns), "-d"+strconv.Itoa(secs)+"s", "--latency", "http://"+addr+"/").CombinedOutput()
+	threads := 1
+	if conns >= 100 {
+		threads = min(runtime.NumCPU(), 4)
+	}
+	args := []string{"-t" + strconv.Itoa(threads), "-c" + strconv.Itoa(conns), "-d" + strconv.Itoa(secs) + "s", "--latency", "--timeout", "10s"}
+	switch shape {
+	case shapeClose:
+		args = append(args, "-H", "Connection: close")
+	case shapePipeline:
+		f, err := os.CreateTemp("", "wrk-pipeline-*.lua")
+		if err != nil {
+			return sample{}, err
+		}
+		defer os.Remove(f.Name())
+		if _, err := f.WriteString(wrkPipelineScript); err != nil {
+			f.Close()
+			return sample{}, err
+		}
+		f.Close()
+		args = append(args, "-s", f.Name())
+	}
+	out, err := exec.Command(bin, append(args, "http://"+addr+"/")...).CombinedOutput()
 	if err != nil {
 		return sample{}, fmt.Errorf("wrk: %w: %s", err, firstLine(string(out)))
 	}
@@ -282,14 +384,22 @@ func parseWrk(out []byte) (sample, error) {
 	rate, _ := strconv.ParseFloat(string(m[1]), 64)
 	s := sample{v: rate}
 	if m := wrkP99.FindSubmatch(out); m != nil {
-		v, _ := strconv.ParseFloat(string(m[1]), 64)
-		switch string(m[2]) {
-		case "ms":
-			v *= 1e3
-		case "s":
-			v *= 1e6
-		}
-		s.p99 = v
+		s.p99 = wrkMicros(m[1], m[2])
+	}
+	if m := wrkMax.FindSubmatch(out); m != nil {
+		s.max = wrkMicros(m[1], m[2])
 	}
 	return s, nil
+}
+
+// wrkMicros is a wrk duration (a number and us, ms or s) in µs.
+func wrkMicros(num, unit []byte) float64 {
+	v, _ := strconv.ParseFloat(string(num), 64)
+	switch string(unit) {
+	case "ms":
+		v *= 1e3
+	case "s":
+		v *= 1e6
+	}
+	return v
 }

@@ -12,6 +12,7 @@ import (
 type sample struct {
 	v     float64 // the measured value, in the point's unit
 	p99   float64 // 99th-percentile latency in µs, when measured
+	max   float64 // the largest latency in µs, when measured
 	stats any     // the task layer's counters of the run (a *task.Stats), or nil
 }
 
@@ -87,10 +88,12 @@ func (c *Config) measure(s spec) ([]Point, error) {
 		p.Impl = im.name
 		p.Value = m.v
 		p.P99 = m.p99
+		p.Max = m.max
 		p.TaskStats = m.stats
 		p.Baseline = s.baseline.name
 		p.BaselineValue = base.v
 		p.BaselineP99 = base.p99
+		p.BaselineMax = base.max
 		p.Ratio = ratio(m.v, base.v, p.Higher)
 		p.Reps = reps
 		p.Env = env
@@ -116,17 +119,18 @@ func modePrefix(m string) string {
 	return m + " "
 }
 
-// median returns the sample with the median value (and the median p99).
+// median returns the sample with the median value (and the median p99 and max).
 func median(s []sample) sample {
 	if len(s) == 0 {
 		return sample{}
 	}
 	v := make([]float64, len(s))
 	p := make([]float64, len(s))
+	mx := make([]float64, len(s))
 	for i, x := range s {
-		v[i], p[i] = x.v, x.p99
+		v[i], p[i], mx[i] = x.v, x.p99, x.max
 	}
-	return sample{v: medianOf(v), p99: medianOf(p), stats: s[len(s)-1].stats}
+	return sample{v: medianOf(v), p99: medianOf(p), max: medianOf(mx), stats: s[len(s)-1].stats}
 }
 
 func medianOf(v []float64) float64 {

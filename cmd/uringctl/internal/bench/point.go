@@ -35,6 +35,10 @@ type Point struct {
 	// microseconds, for workloads that measure it (http, echo).
 	P99         float64 `json:"p99_us,omitempty"`
 	BaselineP99 float64 `json:"baseline_p99_us,omitempty"`
+	// Max is the largest latency of Impl and of Baseline in microseconds
+	// (http-std under wrk), medians over the reps.
+	Max         float64 `json:"max_us,omitempty"`
+	BaselineMax float64 `json:"baseline_max_us,omitempty"`
 	Reps        int     `json:"reps"` // runs of each implementation; the median is reported
 	// Unsupported says why the point was not measured ("device has no
 	// poll queues"); Value, BaselineValue and Ratio are then 0.

@@ -24,12 +24,8 @@ func WriteTable(w io.Writer, points []Point) error {
 		}
 		val := FormatValue(p.Value) + " " + p.Unit
 		base := FormatValue(p.BaselineValue)
-		if p.P99 > 0 {
-			val += fmt.Sprintf(" (p99 %s µs)", FormatValue(p.P99))
-		}
-		if p.BaselineP99 > 0 {
-			base += fmt.Sprintf(" (p99 %s µs)", FormatValue(p.BaselineP99))
-		}
+		val += latencyNote(p.P99, p.Max)
+		base += latencyNote(p.BaselineP99, p.BaselineMax)
 		var peers []string
 		for _, q := range p.Peers {
 			peers = append(peers, fmt.Sprintf("%s %s (%s)", q.Name, FormatValue(q.Value), FormatRatio(q.Ratio)))
@@ -45,4 +41,16 @@ func WriteTable(w io.Writer, points []Point) error {
 		return err
 	}
 	return nil
+}
+
+// latencyNote is " (p99 X µs)" or " (p99 X µs, max Y µs)", or "" when
+// neither was measured.
+func latencyNote(p99, max float64) string {
+	switch {
+	case p99 > 0 && max > 0:
+		return fmt.Sprintf(" (p99 %s µs, max %s µs)", FormatValue(p99), FormatValue(max))
+	case p99 > 0:
+		return fmt.Sprintf(" (p99 %s µs)", FormatValue(p99))
+	}
+	return ""
 }
