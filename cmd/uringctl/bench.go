@@ -67,7 +67,7 @@ func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.qd, "qd", "", "queue depths (randread, overhead) or batch sizes (nop), comma-separated, e.g. 1,4,16,64,128")
 	fs.StringVar(&f.sizes, "sizes", "", "message sizes (tcprecv, echo), e.g. 64,512,2K,8K,64K")
-	fs.StringVar(&f.modes, "mode", "", "modes: randread buffered,direct,fixed,iopoll,sqpoll; tcprecv single,multishot; switch yield,pingpong; chain call,spawn; serve-file go,curl")
+	fs.StringVar(&f.modes, "mode", "", "modes: randread buffered,direct,fixed,iopoll,sqpoll; tcprecv single,multishot; switch yield,pingpong; http-std keepalive,close,pipeline; chain call,spawn; serve-file go,curl")
 	fs.StringVar(&f.conns, "conns", "", "connections (tcprecv: first value; echo: the sweep; http: wrk/client connections)")
 	fs.StringVar(&f.execs, "executors", "", "task executors (randread: first value; http: the sweep, default 1,NCPU; echo: the sweep, default 1)")
 	fs.StringVar(&f.n, "n", "", "operation counts (spawn, collect: the sweep; switch, channel, chain: per run)")
