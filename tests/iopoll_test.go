@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -221,6 +222,7 @@ func iopSubmitReap(t *testing.T, r *uring.Ring, n int) []sys.CQE {
 	out := make([]sys.CQE, 0, n)
 	buf := make([]sys.CQE, n)
 	var err error
+	var reaped atomic.Int32 // read by the timeout's message
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -232,6 +234,7 @@ func iopSubmitReap(t *testing.T, r *uring.Ring, n int) []sys.CQE {
 			err = nil
 			got := r.Reap(buf[:n-len(out)])
 			out = append(out, buf[:got]...)
+			reaped.Store(int32(len(out)))
 		}
 	}()
 	select {
@@ -242,10 +245,28 @@ func iopSubmitReap(t *testing.T, r *uring.Ring, n int) []sys.CQE {
 		case <-done:
 		case <-time.After(opBound):
 		}
-		t.Fatalf("the IOPOLL ring did not complete its %d requests within %v: the device never finished them", n, opBound)
+		t.Fatalf("the IOPOLL ring did not complete its %d requests within %v (%d reaped; %s)", n, opBound, reaped.Load(), blockInflight())
 	}
 	require.NoError(t, err)
 	return out
+}
+
+// blockInflight is what /sys/block/*/inflight says of every device with
+// requests in flight (reads and writes): whether the device still holds
+// requests the ring waits for.
+func blockInflight() string {
+	paths, _ := filepath.Glob("/sys/block/*/inflight")
+	var busy []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if f := strings.Fields(string(b)); err == nil && len(f) == 2 && (f[0] != "0" || f[1] != "0") {
+			busy = append(busy, filepath.Base(filepath.Dir(p))+" reads "+f[0]+" writes "+f[1])
+		}
+	}
+	if len(busy) == 0 {
+		return "no block device has requests in flight"
+	}
+	return "in flight: " + strings.Join(busy, ", ")
 }
 
 // iopRing runs the plan on a raw IOPOLL ring: every write in flight at
