@@ -18,6 +18,9 @@ func WriteTable(w io.Writer, points []Point) error {
 			mode = "-"
 		}
 		pt := p.Axis + "=" + formatX(p.Axis, p.X)
+		if p.Axis != "executors" && p.Params.Executors > 0 && !strings.Contains(p.Impl, "exec") {
+			pt += fmt.Sprintf(" exec=%d", p.Params.Executors) // a second swept parameter
+		}
 		if p.Unsupported != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tunsupported\t%s\t\t\t%s\n", p.Workload, mode, pt, p.Impl, p.Baseline, p.Unsupported)
 			continue
