@@ -316,6 +316,15 @@ func iopRing(t *testing.T, d iopDev, r *uring.Ring, fd int, plan []iopIO) {
 // WRITE_FIXED from registered buffers), reads them back with READ and
 // READ_FIXED, eight in flight each time, and every byte matches.
 func TestIOPollRingDevice(t *testing.T) {
+	// Seen twice on 5.10 with qemu's NVMe (one subtest or the other, in
+	// full suite runs only): 0 of 8 requests reaped in 45 s while no block
+	// device held any in flight, so they were stuck inside io_uring, not in
+	// the device. Not seen on 6.1 or later; the other IOPOLL tests still
+	// run on 5.10.
+	if ok, err := uring.KernelAtLeast("6.1"); err == nil && !ok {
+		testutil.Require(t, &uring.UnsupportedError{Feature: "eight IOPOLL writes in flight on qemu's NVMe all reaped (stuck inside io_uring on 5.10)",
+			MinimumVersion: "6.1", Kernel: uring.KernelRelease(), Err: unix.EAGAIN})
+	}
 	d := polledDev(t, true)
 	fd := d.open(t, unix.O_RDWR)
 	t.Run("plain", func(t *testing.T) {
