@@ -41,17 +41,17 @@ func chooseBackend(c *config) Backend {
 // Ring returns nil: there is no ring off Linux.
 func (ex *Executor) Ring() *uring.Ring { return nil }
 
-func (ex *Executor) ringPoll(bool)         {}
-func (ex *Executor) cancelRingOps(*T)      {}
-func (ex *Executor) keepForKernel()        {}
-func (ex *Executor) ringStats(*Stats)      {}
-func (ex *Executor) hasPosted() bool       { return ex.fb.work.Load() != 0 }
-func (ex *Executor) cancelAll()            { ex.fb.cancelAll(ex) }
-func (ex *Executor) quiet() bool           { return ex.fb.quiet() }
-func (ex *Executor) waitClosing()          { ex.fb.waitClosing(ex) }
-func (ex *Executor) closeBackend() error   { return ex.fb.close() }
-func (ex *Executor) connStart(r *connReq)  { r.run() }
-func (ex *Executor) connCancel(r *connReq) {}
+func (ex *Executor) ringPoll(bool)       {}
+func (ex *Executor) cancelRingOps(*T)    {}
+func (ex *Executor) keepForKernel()      {}
+func (ex *Executor) ringStats(*Stats)    {}
+func (ex *Executor) hasPosted() bool     { return ex.fb.work.Load() != 0 }
+func (ex *Executor) cancelAll()          { ex.fb.cancelAll(ex) }
+func (ex *Executor) quiet() bool         { return ex.fb.quiet() }
+func (ex *Executor) waitClosing()        { ex.fb.waitClosing(ex) }
+func (ex *Executor) closeBackend() error { return ex.fb.close() }
+func (ex *Executor) connStart(*connReq)  {}
+func (ex *Executor) connCancel(*connReq) {}
 
 // fbSock is a goroutine adapter's socket or file, closed by the executor's
 // Close (cancelAll) to end its waits.
@@ -62,9 +62,9 @@ type fbSock struct {
 
 // connReq is a goroutine's request to an executor; off Linux the adapters
 // call Go's own I/O directly and post none.
-type connReq struct{ run func() }
+type connReq struct{}
 
-func (r *connReq) refuse() {}
+func (*connReq) refuse() {}
 
 // Nop returns at once (it checks the task's context).
 func (t *T) Nop() error {

@@ -72,11 +72,9 @@ func newPoller() (poller, error) {
 
 func (p *kpoller) arm(t *T, fd int, ev uint32) error {
 	w := p.waits[int32(fd)]
+	w.add(t, ev)
 	filter := unix.EVFILT_READ
-	if ev == pollIn {
-		w.rd = append(w.rd, t)
-	} else {
-		w.wr = append(w.wr, t)
+	if ev == pollOut {
 		filter = unix.EVFILT_WRITE
 	}
 	var kev [1]unix.Kevent_t
@@ -94,11 +92,7 @@ func (p *kpoller) disarm(t *T, fd int, ev uint32) {
 	if !ok {
 		return
 	}
-	if ev == pollIn {
-		w.rd = without(w.rd, t)
-	} else {
-		w.wr = without(w.wr, t)
-	}
+	w.remove(t, ev)
 	p.store(fd, w)
 }
 

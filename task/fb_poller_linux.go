@@ -76,11 +76,7 @@ func (w fdWaiters) mask() uint32 {
 
 func (p *epoller) arm(t *T, fd int, ev uint32) error {
 	w := p.waits[int32(fd)]
-	if ev == pollIn {
-		w.rd = append(w.rd, t)
-	} else {
-		w.wr = append(w.wr, t)
-	}
+	w.add(t, ev)
 	if err := p.ctl(fd, w.mask()); err != nil {
 		p.disarm(t, fd, ev)
 		if errors.Is(err, unix.EPERM) {
@@ -108,11 +104,7 @@ func (p *epoller) disarm(t *T, fd int, ev uint32) {
 	if !ok {
 		return
 	}
-	if ev == pollIn {
-		w.rd = without(w.rd, t)
-	} else {
-		w.wr = without(w.wr, t)
-	}
+	w.remove(t, ev)
 	p.store(fd, w)
 }
 

@@ -52,29 +52,39 @@ func (q *fbReq) attempt(fd uintptr) bool {
 // an io_uring executor without WithRingConnWaits). The socket becomes
 // non-blocking (the flag is the open file's).
 func (s *sock) initFallback() error {
-	dup, err := unix.FcntlInt(uintptr(s.fd), unix.F_DUPFD_CLOEXEC, 0)
+	fs, err := netpollFile(s.fd, "task-sock")
 	if err != nil {
-		return os.NewSyscallError("fcntl", err)
-	}
-	if err := unix.SetNonblock(dup, true); err != nil { // the open file's flag: s.fd's too
-		unix.Close(dup)
-		return os.NewSyscallError("fcntl", err)
-	}
-	f := os.NewFile(uintptr(dup), "task-sock")
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return err
 	}
-	fs := &fbSock{f: f, rc: rc}
 	fs.rd = fbReq{s: s, r: &s.rd}
 	fs.wr = fbReq{s: s, r: &s.wr}
 	fs.rd.fn, fs.wr.fn = fs.rd.attempt, fs.wr.attempt
 	s.fb = fs
 	if !s.ex.socks.add(s.fb) {
-		_ = f.Close() // the executor is closing: its sockets are closed
+		_ = fs.f.Close() // the executor is closing: its sockets are closed
 	}
 	return nil
+}
+
+// netpollFile makes fd non-blocking (the open file's flag) and registers a
+// duplicate of it with Go's netpoller: readiness of the open file is
+// readiness of both.
+func netpollFile(fd int, name string) (*fbSock, error) {
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	if err := unix.SetNonblock(dup, true); err != nil {
+		unix.Close(dup)
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(dup), name)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fbSock{f: f, rc: rc}, nil
 }
 
 // fbIO is io on the fallback: the operation on the caller's goroutine,

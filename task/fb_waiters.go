@@ -5,6 +5,24 @@ package task
 // find nothing wait again).
 type fdWaiters struct{ rd, wr []*T }
 
+// add records t as waiting for ev (pollIn or pollOut).
+func (w *fdWaiters) add(t *T, ev uint32) {
+	if ev == pollIn {
+		w.rd = append(w.rd, t)
+	} else {
+		w.wr = append(w.wr, t)
+	}
+}
+
+// remove forgets t's wait for ev.
+func (w *fdWaiters) remove(t *T, ev uint32) {
+	if ev == pollIn {
+		w.rd = without(w.rd, t)
+	} else {
+		w.wr = without(w.wr, t)
+	}
+}
+
 // without removes t from ts (keeping the order of the rest).
 func without(ts []*T, t *T) []*T {
 	for i, x := range ts {

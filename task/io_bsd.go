@@ -81,7 +81,7 @@ func (t *T) bsdReadyRW(name string, fd int, buf []byte, write bool) (int, error)
 		ev, events = pollOut, unix.POLLOUT
 	}
 	for {
-		rev, err := t.bsdReady(name, fd, events, ev)
+		rev, err := t.fbReady(name, fd, events, ev)
 		if err != nil {
 			return 0, err
 		}
@@ -119,51 +119,6 @@ func (t *T) bsdReadyRW(name string, fd int, buf []byte, write bool) (int, error)
 			continue
 		}
 		return 0, opError(name, fd, err)
-	}
-}
-
-// bsdReady waits until fd is ready for events (poll(2) first; the kqueue
-// when it would have to wait).
-func (t *T) bsdReady(name string, fd int, events int16, ev uint32) (int16, error) {
-	for {
-		if err := t.check(); err != nil {
-			return 0, opError(name, fd, err)
-		}
-		p := []unix.PollFd{{Fd: int32(fd), Events: events}}
-		n, err := unix.Poll(p, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, opError(name, fd, err)
-		}
-		if n > 0 && p[0].Revents != 0 {
-			return p[0].Revents, nil
-		}
-		if err := t.fbWait(fd, ev); err != nil {
-			return 0, opError(name, fd, err)
-		}
-	}
-}
-
-// blockingRW is the plain (p)read or (p)write, EINTR retried.
-func blockingRW(fd int, buf []byte, off int64, write bool) (int, error) {
-	for {
-		var n int
-		var err error
-		switch {
-		case write && off < 0:
-			n, err = unix.Write(fd, buf)
-		case write:
-			n, err = unix.Pwrite(fd, buf, off)
-		case off < 0:
-			n, err = unix.Read(fd, buf)
-		default:
-			n, err = unix.Pread(fd, buf, off)
-		}
-		if err != unix.EINTR {
-			return max(n, 0), err
-		}
 	}
 }
 
@@ -245,49 +200,7 @@ func (t *T) Connect(fd int, addr netip.AddrPort) error {
 	if !addr.IsValid() {
 		return argError("Connect", "addr", "is not a valid address and port")
 	}
-	t.ex.countOp(classNet, false)
-	defer t.ex.doneOp(classNet)
-	if err := t.check(); err != nil {
-		return opError("connect", fd, err)
-	}
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err != nil {
-		return opError("connect", fd, err)
-	}
-	if fl&unix.O_NONBLOCK == 0 {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl|unix.O_NONBLOCK); err != nil {
-			return opError("connect", fd, err)
-		}
-		defer unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl)
-	}
-	var sa unix.Sockaddr
-	if a := addr.Addr(); a.Is4() {
-		sa = &unix.SockaddrInet4{Port: int(addr.Port()), Addr: a.As4()}
-	} else {
-		sa = &unix.SockaddrInet6{Port: int(addr.Port()), Addr: a.As16(), ZoneId: zoneIndex(a.Zone())}
-	}
-	err = unix.Connect(fd, sa)
-	for err == unix.EINTR {
-		err = unix.Connect(fd, sa)
-	}
-	switch err {
-	case nil, unix.EISCONN:
-		return nil
-	case unix.EINPROGRESS, unix.EALREADY:
-	default:
-		return opError("connect", fd, err)
-	}
-	if _, err := t.bsdReady("connect", fd, unix.POLLOUT, pollOut); err != nil {
-		return err
-	}
-	soerr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
-	if err == nil && soerr != 0 {
-		err = unix.Errno(soerr)
-	}
-	if err != nil {
-		return opError("connect", fd, err)
-	}
-	return nil
+	return t.fbConnect(fd, addr)
 }
 
 // Accept accepts a connection on the listening socket fd (made
@@ -304,7 +217,7 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 		return -1, netip.AddrPort{}, opError("accept", fd, err)
 	}
 	for {
-		if _, err := t.bsdReady("accept", fd, unix.POLLIN, pollIn); err != nil {
+		if _, err := t.fbReady("accept", fd, unix.POLLIN, pollIn); err != nil {
 			return -1, netip.AddrPort{}, err
 		}
 		nfd, sa, err := unix.Accept(fd)
@@ -315,14 +228,7 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 				unix.Close(nfd)
 				return -1, netip.AddrPort{}, opError("accept", fd, err)
 			}
-			var peer netip.AddrPort
-			switch a := sa.(type) {
-			case *unix.SockaddrInet4:
-				peer = netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port))
-			case *unix.SockaddrInet6:
-				peer = netip.AddrPortFrom(netip.AddrFrom16(a.Addr), uint16(a.Port))
-			}
-			return nfd, peer, nil
+			return nfd, sockaddrAddrPort(sa), nil
 		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
 			continue
 		}
@@ -402,6 +308,6 @@ func (t *T) Poll(fd int, events uint32) (uint32, error) {
 	if events&unix.POLLOUT != 0 && events&unix.POLLIN == 0 {
 		ev = pollOut
 	}
-	rev, err := t.bsdReady("poll_add", fd, int16(events), ev)
+	rev, err := t.fbReady("poll_add", fd, int16(events), ev)
 	return uint32(uint16(rev)), err
 }

@@ -87,8 +87,10 @@ func (t *T) Read(fd int, buf []byte, off int64) (int, error) {
 	if t.ex.fb != nil {
 		return t.fbRW("Read", "read", fd, buf, off, false)
 	}
-	if n := t.ex.takeKept(fd, buf, false); n > 0 {
-		return n, nil // bytes a multishot loop read and did not yield
+	if len(t.ex.kept) != 0 { // bytes a multishot loop read and did not yield
+		if n := t.ex.takeKept(fd, buf, false); n > 0 {
+			return n, nil
+		}
 	}
 	return t.rw(rwRead, fd, buf, off, 0, false)
 }

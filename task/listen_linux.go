@@ -105,26 +105,6 @@ func (rt *Runtime) Listen(network, address string) (*Listener, error) {
 	return l, nil
 }
 
-// netpollFile makes fd non-blocking and registers a duplicate of it with
-// Go's netpoller (readiness of the open file is readiness of both).
-func netpollFile(fd int, name string) (*fbSock, error) {
-	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, os.NewSyscallError("fcntl", err)
-	}
-	if err := unix.SetNonblock(dup, true); err != nil {
-		unix.Close(dup)
-		return nil, os.NewSyscallError("fcntl", err)
-	}
-	f := os.NewFile(uintptr(dup), name)
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &fbSock{f: f, rc: rc}, nil
-}
-
 // acceptNetpoll is Accept from the caller's goroutine: accept4 on the
 // listening fd, waiting for readiness in the netpoller under the deadline.
 func (l *Listener) acceptNetpoll() (int, netip.AddrPort, error) {

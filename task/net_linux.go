@@ -155,8 +155,10 @@ func (t *T) Recv(fd int, buf []byte, flags int) (int, error) {
 	if t.ex.fb != nil {
 		return t.fbSock("Recv", "recv", fd, buf, flags, false)
 	}
-	if n := t.ex.takeKept(fd, buf, flags&unix.MSG_PEEK != 0); n > 0 {
-		return n, nil // bytes a multishot loop received and did not yield
+	if len(t.ex.kept) != 0 { // bytes a multishot loop received and did not yield
+		if n := t.ex.takeKept(fd, buf, flags&unix.MSG_PEEK != 0); n > 0 {
+			return n, nil
+		}
 	}
 	// Tried directly only when the last recv left data behind (a full
 	// buffer, or CQE_F_SOCK_NONEMPTY): a ping-pong's EAGAIN costs a syscall.

@@ -25,7 +25,13 @@ func TestPortableScheduler(t *testing.T) {
 	ex, err := NewExecutor(backendOpts()...)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, ex.Close()) }()
+	schedulerWorkload(t, ex)
+}
 
+// schedulerWorkload runs on ex: tasks started from goroutines, a channel
+// ping-pong with sleeps, a blocking call, a deadline ending an hour-long
+// sleep; it asserts every result.
+func schedulerWorkload(t *testing.T, ex *Executor) {
 	var wg sync.WaitGroup
 	sums := make([]int, 4)
 	for g := range sums {

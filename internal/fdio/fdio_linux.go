@@ -3,6 +3,7 @@
 package fdio
 
 import (
+	"fmt"
 	"os"
 	"unsafe"
 
@@ -143,8 +144,11 @@ func Sendmsg(fd int, msg *unix.Msghdr, flags int) (int, error) {
 // page is resident), mincore(2): a look at the page cache that, unlike a
 // RWF_NOWAIT read, starts no readahead.
 func Mincore(b []byte, vec []byte) error {
-	if len(b) == 0 || len(vec) < (len(b)+os.Getpagesize()-1)/os.Getpagesize() {
-		return unix.EINVAL
+	if len(b) == 0 {
+		return fmt.Errorf("fdio.Mincore: b is empty: %w", unix.EINVAL)
+	}
+	if pages := (len(b) + os.Getpagesize() - 1) / os.Getpagesize(); len(vec) < pages {
+		return fmt.Errorf("fdio.Mincore: vec has %d bytes, the mapping %d pages: %w", len(vec), pages, unix.EINVAL)
 	}
 	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
 	if errno != 0 {
