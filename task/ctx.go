@@ -13,7 +13,7 @@ type ctxWatch struct {
 
 // watchCtx registers t with the executor's watch of ctx: when ctx is done,
 // the executor interrupts the waits of the tasks on the watch.
-func (ex *Executor) watchCtx(t *T, ctx context.Context) {
+func (ex *Executor) watchCtx(ctx context.Context, t *T) {
 	if ex.watches == nil {
 		ex.watches = make(map[context.Context]*ctxWatch)
 	}
@@ -31,7 +31,7 @@ func (ex *Executor) watchCtx(t *T, ctx context.Context) {
 }
 
 // unwatchCtx takes t off the watch of ctx; the last task stops the watch.
-func (ex *Executor) unwatchCtx(t *T, ctx context.Context) {
+func (ex *Executor) unwatchCtx(ctx context.Context, t *T) {
 	w := ex.watches[ctx]
 	if w == nil {
 		return

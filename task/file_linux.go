@@ -383,16 +383,21 @@ func (f *File) Sync() error {
 		return f.pathErr("sync", err)
 	}
 	defer f.g.end()
-	if err := f.rt.Fsync(context.Background(), f.fd); err != nil {
+	_, err := call(context.Background(), f.ex, func(t *T) (struct{}, error) { return struct{}{}, t.Fsync(f.fd, 0) })
+	if err != nil {
 		return f.pathErr("sync", errnoOf(err))
 	}
 	return nil
 }
 
-// Close waits for operations in flight and closes the file.
+// Close waits for operations in flight and closes the file. From a task
+// of the runtime it returns ErrWouldDeadlock and leaves the file open.
 func (f *File) Close() error {
 	if f == nil {
 		return nilReceiver("File.Close")
+	}
+	if f.ex.wouldDeadlock() { // before the guard: it would wait, and mark the file closed
+		return f.pathErr("close", ErrWouldDeadlock)
 	}
 	if !f.g.close() {
 		return f.pathErr("close", os.ErrClosed)

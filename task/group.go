@@ -50,7 +50,7 @@ func (g *Group) Go(t *T, fn func(*T) error) {
 	t.runBacklog()
 	gt := &groupTask{g: g, fn: fn}
 	g.n++
-	g.ex.start(g.ex.newTask(), gt, g.ctx)
+	g.ex.start(g.ctx, g.ex.newTask(), gt)
 }
 
 func (g *Group) childDone(err error) {
@@ -144,7 +144,7 @@ func FirstOf[R any](t *T, fns ...func(*T) (R, error)) (int, R, error) {
 	st := &firstState[R]{ex: t.ex, winner: -1, left: len(fns)}
 	for i, fn := range fns {
 		ft := &firstTask[R]{st: st, i: i, fn: fn}
-		t.ex.start(t.ex.newTask(), ft, ctx)
+		t.ex.start(ctx, t.ex.newTask(), ft)
 	}
 	for st.winner < 0 {
 		st.parent, st.tok = t, t.parkTok

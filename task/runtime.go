@@ -5,6 +5,8 @@ import (
 	"errors"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/pure-uring/uring/sys"
 )
 
 // Runtime is a set of executors, one per CPU by default. Ordinary
@@ -39,14 +41,36 @@ func NewRuntime(n int, opts ...Option) (*Runtime, error) {
 func (rt *Runtime) Executors() []*Executor { return rt.execs }
 
 // onThread reports whether the caller is a task of one of the runtime's
-// running executors, whose thread a blocking call would hold.
+// running executors, whose thread a blocking call would hold, whichever
+// executor the call would go to. One gettid and a look at each executor's
+// thread id (a plain load, written before NewExecutor returned); only a
+// match checks that the executor still runs, as Executor.onThread
+// requires: its thread lives until done is closed, so a match before then
+// is the caller itself. Closing executors count: their tasks still run
+// (the close wait) and still hold the thread. Allocates nothing.
 func (rt *Runtime) onThread() bool {
+	tid := sys.Gettid()
+	if tid == 0 { // a system whose thread ids sys does not know
+		return false
+	}
 	for _, ex := range rt.execs {
-		if !ex.closeReq.Load() && ex.onThread() {
+		if ex.tid == tid && ex.onThreadRunning() {
 			return true
 		}
 	}
 	return false
+}
+
+// wouldDeadlock reports whether a blocking call that waits for ex would
+// hold the thread of an executor from the caller: a task of ex itself, or
+// of any executor of ex's runtime (its thread would stay blocked while
+// the other executor works, and two executors waiting on each other's
+// calls never return).
+func (ex *Executor) wouldDeadlock() bool {
+	if ex.rt != nil {
+		return ex.rt.onThread()
+	}
+	return ex.onThreadRunning()
 }
 
 // Pick returns the next executor, round robin.
@@ -89,12 +113,14 @@ func SpawnAt[R any](t *T, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 }
 
 // call runs fn as a task on ex and waits for it to finish: ctx cancels
-// its operation, and the call returns after the operation's CQE.
+// its operation, and the call returns after the operation's CQE. From a
+// task of ex, or of another executor of ex's runtime, it returns
+// ErrWouldDeadlock and runs nothing.
 func call[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) (R, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !ex.closeReq.Load() && ex.onThread() {
+	if ex.wouldDeadlock() {
 		var zero R
 		return zero, ErrWouldDeadlock
 	}

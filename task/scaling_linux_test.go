@@ -15,7 +15,7 @@ import (
 // burst go.
 func TestIdleWorkersTrimmedAfterBurst(t *testing.T) {
 	ex := newExec(t)
-	require.NoError(t, ex.Do(func() { ex.trimEvery = 0 })) // every sleep checks (the default is once a second)
+	require.NoError(t, ex.setTrimEveryForTest(0)) // every sleep checks (the default is once a second)
 	const n = 2000
 	require.NoError(t, runTask(t, ex, func(tk *T) error {
 		ch := NewChan[int](tk, 0)
@@ -36,14 +36,14 @@ func TestIdleWorkersTrimmedAfterBurst(t *testing.T) {
 		}
 		return nil
 	}))
-	peak := onExec(t, ex, func() int { return len(ex.idle) })
+	peak := onExec(t, ex, ex.idleWorkersForTest)
 	require.GreaterOrEqual(t, peak, n, "the burst left a worker per parked task")
 	// Two sleeps: the first sets the low-water mark, the second trims
 	// what stayed idle in between.
 	for range 2 {
 		require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Sleep(time.Millisecond) }))
 	}
-	idle, trimmed := onExec(t, ex, func() int { return len(ex.idle) }), onExec(t, ex, func() int { return ex.stats.trimmed })
+	idle, trimmed := onExec(t, ex, ex.idleWorkersForTest), onExec(t, ex, ex.trimmedForTest)
 	require.LessOrEqual(t, idle, minIdle+2, "idle workers after the burst")
 	require.GreaterOrEqual(t, trimmed, n-minIdle-2)
 }
@@ -64,10 +64,10 @@ func TestCancelPokesOnlyItsTasks(t *testing.T) {
 		}
 		hb := SpawnContext(ctxB, tk, func(tk *T) (int, error) { return 0, tk.Sleep(time.Hour) })
 		tk.Yield() // all of them park
-		before := ex.stats.pokes
+		before := ex.pokesForTest()
 		cancelB()
 		_, errB = hb.Join(tk)
-		pokes := ex.stats.pokes - before
+		pokes := ex.pokesForTest() - before
 		if pokes != 1 {
 			return errf("cancelling B looked at %d tasks, want 1", pokes)
 		}

@@ -19,7 +19,7 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 	t.Helper()
 	pr, pw := pipe(t)
 	reader = SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
-		for tk.ex.signalled {
+		for tk.ex.signalledForTest() {
 			if err := tk.Sleep(time.Millisecond); err != nil {
 				return 0, err
 			}

@@ -172,13 +172,13 @@ func SpawnContext[R any](ctx context.Context, t *T, fn func(*T) (R, error)) *Han
 	u := ex.newTask()
 	h := &Handle[R]{t: u, gen: u.gen}
 	u.fn = fn
-	ex.start(u, h, ctx)
+	ex.start(ctx, u, h)
 	return h
 }
 
 // start queues the new task u running body (executor thread).
-func (ex *Executor) start(u *T, body runner, ctx context.Context) {
-	u.init(ex, body, ctx)
+func (ex *Executor) start(ctx context.Context, u *T, body runner) {
+	u.init(ctx, ex, body)
 	ex.queue(u)
 }
 
@@ -206,7 +206,7 @@ func newRemote[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error))
 	u := &T{}
 	h := &Handle[R]{t: u, doneCh: make(chan struct{})}
 	u.fn = fn
-	u.init(ex, h, ctx)
+	u.init(ctx, ex, h)
 	return h
 }
 
@@ -221,7 +221,7 @@ func Run[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) (R, e
 	return SpawnOn(ctx, ex, fn).Wait(ctx)
 }
 
-func (t *T) init(ex *Executor, body runner, ctx context.Context) {
+func (t *T) init(ctx context.Context, ex *Executor, body runner) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -246,7 +246,7 @@ func (t *T) setCtx(ctx context.Context) {
 
 func (t *T) unwatchCtx() {
 	if t.watching != nil {
-		t.ex.unwatchCtx(t, t.watching)
+		t.ex.unwatchCtx(t.watching, t)
 		t.watching = nil
 	}
 }
@@ -254,7 +254,7 @@ func (t *T) unwatchCtx() {
 // watchCtx registers the poke of a cancellable context before t parks.
 func (t *T) watchCtx() {
 	if t.cancellable && t.watching == nil {
-		t.ex.watchCtx(t, t.ctx)
+		t.ex.watchCtx(t.ctx, t)
 		t.watching = t.ctx
 	}
 }
