@@ -76,6 +76,62 @@ func (l *lifetime) beginWait() (int32, bool) {
 	return tid, true
 }
 
+// waitTicket tells endEnterWait how beginEnterWait took its reference: a
+// recorded thread id (> 0), or one of the cheaper ways below.
+type waitTicket int32
+
+const (
+	ticketRef waitTicket = -1 // the reference alone: Close ends the wait with CQEs
+	ticketReg waitTicket = -2 // the registering thread, counted in regWaiters
+)
+
+// beginEnterWait takes a reference for an io_uring_enter that may sleep
+// until n CQEs are there, in the cheapest way Close can still end it:
+//   - through a registered ring index the call runs on the thread that
+//     registered it or fails at once (EBADF), so that thread (known since
+//     New) is only counted;
+//   - where Close can post CQEs (MSG_RING, 5.18), the reference alone:
+//     Close posts n CQEs, which end the wait, and a wait that enters after
+//     them returns at once;
+//   - else the thread is looked up and recorded for a signal (beginWait).
+//
+// The first two cost no gettid(2), which in a VM costs more than the wait
+// for a NOP.
+func (l *lifetime) beginEnterWait(n uint32) (waitTicket, bool) {
+	// Before the reference: Close reads it after it set closedBit.
+	for cur := l.waitNr.Load(); cur < n && !l.waitNr.CompareAndSwap(cur, n); cur = l.waitNr.Load() {
+	}
+	switch {
+	case l.regIndex >= 0:
+		l.regWaiters.Add(1)
+		if !l.acquire() {
+			l.regWaiters.Add(-1)
+			return 0, false
+		}
+		return ticketReg, true
+	case l.cqeWake && !l.signalOnly && n <= maxWakeCQEs:
+		if !l.acquire() {
+			return 0, false
+		}
+		return ticketRef, true
+	}
+	tid, ok := l.beginWait()
+	return waitTicket(tid), ok
+}
+
+// endEnterWait undoes beginEnterWait after the call returned.
+func (l *lifetime) endEnterWait(t waitTicket) {
+	switch t {
+	case ticketReg:
+		l.regWaiters.Add(-1)
+		l.releaseRef()
+	case ticketRef:
+		l.releaseRef()
+	default:
+		l.endWait(int32(t))
+	}
+}
+
 // endWait undoes beginWait after the call returned.
 func (l *lifetime) endWait(tid int32) {
 	l.dropWaiter(tid)
@@ -96,10 +152,17 @@ func (l *lifetime) dropWaiter(tid int32) {
 	runtime.UnlockOSThread()
 }
 
-func (l *lifetime) hasWaiters() bool {
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
-	return len(l.waiters) != 0
+// others reports whether calls other than Close's own are in flight.
+func (l *lifetime) others() bool { return l.refs.Load()&^(closedBit|doneBit) > 1 }
+
+// holdForWake takes a reference after Close began, for Close's later
+// wakes: the fd stays ours while it is held. False once torn down.
+func (l *lifetime) holdForWake() bool {
+	if l.refs.Add(1)&doneBit != 0 {
+		l.refs.Add(-1)
+		return false
+	}
+	return true
 }
 
 // signalWaiters interrupts every recorded waiter with SIGURG, the signal
@@ -113,6 +176,9 @@ func (l *lifetime) signalWaiters() {
 		if sys.Tgkill(int(tid), sys.SigPreempt) == nil {
 			l.signals.Add(1)
 		}
+	}
+	if l.regWaiters.Load() > 0 && sys.Tgkill(l.tid, sys.SigPreempt) == nil {
+		l.signals.Add(1)
 	}
 }
 
@@ -147,8 +213,8 @@ func (r *Ring) Close() error {
 	l.mu.Lock()
 	err := l.dropRegistration()
 	l.mu.Unlock()
-	if l.hasWaiters() {
-		r.wakeWaiters()
+	if l.others() {
+		r.wakeWaiters(true)
 	}
 	l.releaseRef()
 	r.awaitTeardown()
@@ -160,9 +226,10 @@ func (r *Ring) Close() error {
 
 // awaitTeardown waits for the last reference to go. A signal is
 // edge-triggered (a waiter between its closed check and the syscall misses
-// it), so while waiters remain they are interrupted again, 1 ms after the
-// first wake and then at doubling intervals up to 50 ms. It never gives up:
-// the fd is closed only once no call uses it.
+// it) and wake CQEs can be reaped by another thread, so while calls remain
+// they are woken again, 1 ms after the first wake and then at doubling
+// intervals up to 50 ms. It never gives up: the fd is closed only once no
+// call uses it.
 func (r *Ring) awaitTeardown() {
 	l := r.life
 	select {
@@ -180,22 +247,29 @@ func (r *Ring) awaitTeardown() {
 		case <-t.C:
 		}
 		l.rechecks.Add(1)
-		l.signalWaiters()
+		if l.holdForWake() {
+			r.wakeWaiters(false)
+			l.releaseRef()
+		}
 		delay = min(2*delay, 50*time.Millisecond)
 		t.Reset(delay)
 	}
 }
 
-// wakeWaiters is Close's first wake of the calls blocked in the ring
-// (Close holds a reference): CQEs posted from outside, which a waiter that
-// enters later also sees, else a signal to each waiting thread.
-func (r *Ring) wakeWaiters() {
+// wakeWaiters wakes the calls blocked in the ring (the caller holds a
+// reference): CQEs posted from outside, which a waiter that enters later
+// also sees, else a signal to each recorded waiting thread. Close's first
+// wake (first) signals only where no CQE went out; its rechecks do both,
+// for register calls that wait in the kernel, which no CQE ends.
+func (r *Ring) wakeWaiters(first bool) {
 	l := r.life
 	// A wait for n CQEs needs n of them to return.
 	n := min(max(1, l.waitNr.Load()), maxWakeCQEs)
-	if !l.signalOnly && (r.postWakes(wakeUserData, n) == nil || r.msgRingWakes(n)) {
-		l.cqeWakes.Add(1)
-		return
+	if l.cqeWake && !l.signalOnly && (r.postWakes(wakeUserData, n) == nil || r.msgRingWakes(n)) {
+		if first {
+			l.cqeWakes.Add(1)
+			return
+		}
 	}
 	l.signalWaiters()
 }
@@ -271,13 +345,14 @@ func (r *Ring) msgRingWakes(n uint32) bool {
 	if fd < 0 || feature.Op(sys.OpMsgRing) != nil {
 		return false
 	}
-	const batch = 16
-	tmp, err := New(batch)
+	// One SQE and two CQ slots per wake: the MSG_RINGs' own CQEs never
+	// overflow tmp, and nothing waits for them.
+	tmp, err := New(n)
 	if err != nil {
 		return false
 	}
 	defer tmp.Close()
-	for i := uint32(0); i < min(n, batch); i++ {
+	for i := uint32(0); i < n; i++ {
 		s, err := tmp.GetSQE()
 		if err != nil {
 			return false
@@ -288,6 +363,12 @@ func (r *Ring) msgRingWakes(n uint32) bool {
 	// as task work of its submitter, which holds their own references).
 	submitted, err := tmp.Submit()
 	return err == nil && submitted > 0
+}
+
+// canPostCQEs reports whether this kernel lets Close post a CQE into a
+// ring from outside it: ring-less (6.13) or from a short-lived ring (5.18).
+func canPostCQEs() bool {
+	return feature.RegisterOp(sys.RegisterSendMsgRing) == nil || feature.Op(sys.OpMsgRing) == nil
 }
 
 // shutdown releases the ring (called once, with mu held, after every

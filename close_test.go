@@ -24,18 +24,23 @@ import (
 // test asserts.
 const hangGuard = 60 * time.Second
 
-// sleepingInEnter waits until a thread r records as a waiter sleeps in
-// io_uring_enter(2) (its /proc/self/task/TID/syscall names the call) and
-// returns it.
+// sleepingInEnter waits until a thread of the process sleeps in
+// io_uring_enter(2) on r (its /proc/self/task/TID/syscall names the call
+// and r's fd or registered index) and returns it. Waits record no thread
+// where Close ends them with CQEs, so every thread is looked at.
 func sleepingInEnter(t *testing.T, r *uring.Ring) int32 {
 	t.Helper()
-	want := strconv.Itoa(unix.SYS_IO_URING_ENTER) + " "
+	want := fmt.Sprintf("%d %#x ", unix.SYS_IO_URING_ENTER, uring.EnterFd(r))
 	deadline := time.Now().Add(hangGuard)
 	for {
-		for _, tid := range uring.Waiters(r) {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/syscall", tid))
+		tasks, err := os.ReadDir("/proc/self/task")
+		require.NoError(t, err)
+		for _, e := range tasks {
+			b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/syscall")
 			if err == nil && strings.HasPrefix(string(b), want) {
-				return tid
+				tid, err := strconv.Atoi(e.Name())
+				require.NoError(t, err)
+				return int32(tid)
 			}
 		}
 		require.True(t, time.Now().Before(deadline), "no waiter ever slept in io_uring_enter")

@@ -1,8 +1,6 @@
 package uring
 
 import (
-	"time"
-
 	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sys"
 )
@@ -18,14 +16,20 @@ const fdClosing = 1 << 62
 // all. Each ok use ends with fdDone.
 func (l *lifetime) fdUse() (fd int, ok bool) {
 	if l.fdUsers.Add(1)&fdClosing != 0 {
-		l.fdUsers.Add(-1)
+		l.fdDone()
 		return -1, false
 	}
 	return l.fd, true
 }
 
-// fdDone ends a use fdUse handed out.
-func (l *lifetime) fdDone() { l.fdUsers.Add(-1) }
+// fdDone ends a use fdUse handed out; the last one after CloseRingFd
+// began wakes it. (A refused fdUse also ends here: it only ever finds the
+// count at zero once no use is left.)
+func (l *lifetime) fdDone() {
+	if l.fdUsers.Add(-1) == fdClosing {
+		l.fdIdleOnce.Do(func() { close(l.fdIdle) })
+	}
+}
 
 // CloseRingFd closes the ring's fd and keeps the ring only in the calling
 // thread's table of registered rings: io_uring_close_ring_fd(3) (liburing
@@ -66,13 +70,15 @@ func (r *Ring) CloseRingFd() error {
 		return ErrClosed
 	}
 	defer l.releaseRef()
-	if l.fdUsers.Or(fdClosing)&fdClosing != 0 {
+	prev := l.fdUsers.Or(fdClosing)
+	if prev&fdClosing != 0 {
 		return &OptionError{"CloseRingFd", "the ring fd is already closed"}
 	}
-	// Wait out the calls that still use the fd: register calls, a
-	// ring-less wake; none of them waits in the kernel for long.
-	for d := 10 * time.Microsecond; l.fdUsers.Load() != fdClosing; d = min(2*d, 10*time.Millisecond) {
-		time.Sleep(d)
+	// Wait out the calls that still use the fd (register calls, a
+	// ring-less wake; none of them waits in the kernel for long): the
+	// last one's fdDone wakes us.
+	if prev != 0 {
+		<-l.fdIdle
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -20,6 +20,10 @@ func Waiters(r *Ring) []int32 {
 	return append([]int32(nil), l.waiters...)
 }
 
+// EnterFd returns what r passes io_uring_enter(2) as its fd: the ring fd
+// or its registered index.
+func EnterFd(r *Ring) int { return r.enterFd }
+
 // WakeBySignalOnly makes Close interrupt r's waiters with signals, as on a
 // kernel without MSG_RING, so that path runs on every kernel.
 func WakeBySignalOnly(r *Ring) { r.life.signalOnly = true }

@@ -101,6 +101,15 @@ type lifetime struct {
 	waiters []int32
 	// signalOnly makes Close skip the CQE wake (tests).
 	signalOnly bool
+	// cqeWake: Close can end a wait by posting CQEs from outside
+	// (MSG_RING, 5.18; the ring has an fd), so waits record no thread.
+	cqeWake bool
+	// regWaiters counts the waits through the registered index, all on
+	// the registering thread tid (beginEnterWait).
+	regWaiters atomic.Int32
+	// fdIdle is closed by the last use of the fd after CloseRingFd began.
+	fdIdle     chan struct{}
+	fdIdleOnce sync.Once
 	// fdUsers counts the calls using the real fd (fdUse), with fdClosing
 	// once CloseRingFd began; fdGone once it closed the fd: from then on
 	// the ring is reached through its registered index only (closefd.go).
@@ -132,7 +141,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 		// entering on every empty peek.
 		c.flags |= sys.SetupTaskrunFlag
 	}
-	r := &Ring{flags: c.flags, life: &lifetime{fd: -1, regIndex: -1, done: make(chan struct{}), waiters: make([]int32, 0, 4)}}
+	r := &Ring{flags: c.flags, life: &lifetime{fd: -1, regIndex: -1, done: make(chan struct{}), fdIdle: make(chan struct{}), waiters: make([]int32, 0, 4)}}
 	p := &r.params
 	p.Flags = c.flags
 	p.SQThreadIdle = c.sqIdle
@@ -182,6 +191,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 			return nil, err
 		}
 	}
+	r.life.cqeWake = r.life.fd >= 0 && canPostCQEs()
 	runtime.AddCleanup(r, (*lifetime).release, r.life)
 	return r, nil
 }

@@ -126,8 +126,7 @@ func (r *Ring) SubmitAndWaitSigmask(n uint32, d time.Duration, mask sys.Sigset) 
 // left >= 0, a timeout; the mask, timespec and argument live in the Ring.
 func (r *Ring) enterSigmask(toSubmit, n uint32, left time.Duration, mask sys.Sigset) (int, error) {
 	l := r.life
-	l.waitNr.Store(n) // before the reference, as in enter
-	tid, ok := l.beginWait()
+	t, ok := l.beginEnterWait(n)
 	if !ok {
 		return 0, ErrClosed
 	}
@@ -138,7 +137,7 @@ func (r *Ring) enterSigmask(toSubmit, n uint32, left time.Duration, mask sys.Sig
 		r.waitArg.Ts = sys.PtrAddr(&r.waitTs)
 	}
 	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents|sys.EnterFlags(r.noIOWait.Load()), &r.waitArg)
-	l.endWait(tid)
+	l.endEnterWait(t)
 	return got, r.issuerError(err)
 }
 
@@ -216,12 +215,11 @@ func (r *Ring) SubmitAndWaitReg(n uint32, index int) (*sys.CQE, error) {
 // enterReg waits with the registered wait slot at byte offset off.
 func (r *Ring) enterReg(toSubmit, n, off uint32) (int, error) {
 	l := r.life
-	l.waitNr.Store(n) // before the reference, as in enter
-	tid, ok := l.beginWait()
+	t, ok := l.beginEnterWait(n)
 	if !ok {
 		return 0, ErrClosed
 	}
 	got, err := sys.EnterRegWait(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents|sys.EnterFlags(r.noIOWait.Load()), off)
-	l.endWait(tid)
+	l.endEnterWait(t)
 	return got, r.issuerError(err)
 }
