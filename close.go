@@ -319,9 +319,8 @@ func (r *Ring) postCQEs(msg *sys.SQE, n uint32) error {
 		return feature.Unsupported("a ring-less wake of a ring without an fd (WithRegisteredFdOnly, CloseRingFd)", "",
 			"the ring has no fd for IORING_REGISTER_SEND_MSG_RING to name", nil)
 	}
-	msg.Fd = int32(fd)
 	for i := uint32(0); i < n; i++ {
-		if _, err := sys.Register(-1, sys.RegisterSendMsgRing, msg, 1); err != nil {
+		if err := sys.SendMsgRing(fd, msg); err != nil {
 			// Before 6.13 fd -1 is a bad fd, or the opcode an unknown one
 			// (EBADF or EINVAL, by kernel): the probe tells.
 			if ue := feature.AsUnsupported(feature.RegisterOp(sys.RegisterSendMsgRing)); ue != nil {

@@ -17,10 +17,10 @@ import (
 // PostCQE, which keeps the ring's fd from being closed and reused under
 // the call; a bare fd target is the caller's to keep open.
 func SendMsgRing(to Target, userData uint64, res int32, flags uint32, cqeFlags uint32) error {
+	if flags&^sys.MsgRingFlagsPass != 0 {
+		return argErr("SendMsgRing", "flags", "has bits other than MsgRingFlagsPass: "+hex(uint64(flags)))
+	}
 	if r, ok := to.(*uring.Ring); ok {
-		if flags&^sys.MsgRingFlagsPass != 0 {
-			return argErr("SendMsgRing", "flags", "has bits other than MsgRingFlagsPass: "+hex(uint64(flags)))
-		}
 		err := r.PostCQE(userData, res, flags, cqeFlags)
 		var ue *uring.UnsupportedError
 		if err == nil || errors.As(err, &ue) || errors.Is(err, uring.ErrClosed) {
@@ -32,10 +32,6 @@ func SendMsgRing(to Target, userData uint64, res int32, flags uint32, cqeFlags u
 	if fd < 0 {
 		return argErr("SendMsgRing", "to", "has no ring fd (a registered-only ring cannot be a target)")
 	}
-	if flags&^sys.MsgRingFlagsPass != 0 {
-		return argErr("SendMsgRing", "flags", "has bits other than MsgRingFlagsPass: "+hex(uint64(flags)))
-	}
-	s := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(fd), Addr: sys.MsgData, Off: userData, Len: uint32(res), OpFlags: flags, FileIndex: cqeFlags}
-	_, err := sys.Register(-1, sys.RegisterSendMsgRing, &s, 1)
-	return wrap(sys.RegisterSendMsgRing, err)
+	msg := sys.SQE{Opcode: sys.OpMsgRing, Addr: sys.MsgData, Off: userData, Len: uint32(res), OpFlags: flags, FileIndex: cqeFlags}
+	return wrap(sys.RegisterSendMsgRing, sys.SendMsgRing(fd, &msg))
 }

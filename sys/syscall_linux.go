@@ -180,3 +180,14 @@ func enterError(errno unix.Errno) error {
 	}
 	return os.NewSyscallError("io_uring_enter", errno)
 }
+
+// SendMsgRing posts the CQE that msg, an IORING_OP_MSG_RING SQE, describes
+// into the ring with fd (msg.Fd is set here) from outside any ring:
+// IORING_REGISTER_SEND_MSG_RING with no source ring (fd -1, Linux 6.13).
+// Every ring-less post of the library is this call; the caller keeps fd
+// open and its number the target's across it.
+func SendMsgRing(fd int, msg *SQE) error {
+	msg.Fd = int32(fd)
+	_, err := Register(-1, RegisterSendMsgRing, msg, 1)
+	return err
+}

@@ -56,3 +56,7 @@ func Munmap(b []byte) error { return nil }
 func Close(fd int) error { return os.NewSyscallError("close", errNoSys) }
 
 func MmapFixedAnon(b []byte) error { return nil }
+
+func SendMsgRing(fd int, msg *SQE) error {
+	return os.NewSyscallError("io_uring_register", errNoSys)
+}
