@@ -305,7 +305,9 @@ func TestParkWake(t *testing.T) {
 }
 
 func testParkWake(t *testing.T, plain bool) {
-	opts := []Option{WithWaitTimeout(30 * time.Second)}
+	// An hour, far past the hang guard: a park that no wakeup or completion
+	// ends makes the test fail instead of passing late.
+	opts := []Option{WithWaitTimeout(time.Hour)}
 	if plain {
 		opts = append(opts, WithoutDeferTaskrun())
 	}
@@ -329,24 +331,40 @@ func testParkWake(t *testing.T, plain bool) {
 	got := make(chan Result, 1)
 	require.NoError(t, l.Go(prepRead(fd, buf), func(r Result, err error) { got <- r }))
 	waitInFlight(t, l, 1)
-	var worst time.Duration
-	for i := 0; i < 20; i++ {
-		time.Sleep(2 * time.Millisecond)
-		t0 := time.Now()
-		_, err := l.Do(context.Background(), prepNop)
-		require.NoError(t, err)
-		worst = max(worst, time.Since(t0))
+	kicks0 := l.c.kicks.Load() // not Stats: it needs the wakeup under test
+	const dos = 20
+	for i := 0; i < dos; i++ {
+		waitSleeping(t, l, sleepEfd) // parked on its eventfd, the read in flight
+		res := make(chan error, 1)
+		go func() { _, err := l.Do(context.Background(), prepNop); res <- err }()
+		select {
+		case err := <-res:
+			require.NoError(t, err)
+		case <-time.After(hangGuard): // a hang guard, not a timing check
+			t.Fatalf("Do %d never woke the parked loop (sleep state %d)", i, l.c.SleepState())
+		}
 	}
-	require.Less(t, worst, time.Second)
 	s := l.Stats()
-	require.NotZero(t, s.Kicks)
-	require.NotZero(t, s.Waits)
+	require.GreaterOrEqual(t, s.Kicks-kicks0, uint64(dos), "every Do found the loop parked and kicked its eventfd")
+	require.GreaterOrEqual(t, s.Waits, uint64(dos), "every Do ended a park")
+	require.Zero(t, s.Core.ParkTimeouts, "no park ended by its timeout")
+	// The read's completion alone ends a park.
+	waitSleeping(t, l, sleepEfd)
+	kicks0 = l.c.kicks.Load()
 	_, err := w.Write([]byte("hi"))
 	require.NoError(t, err)
-	r := <-got
-	require.Equal(t, int32(2), r.Res)
+	select {
+	case r := <-got:
+		require.Equal(t, int32(2), r.Res)
+	case <-time.After(hangGuard): // a hang guard, not a timing check
+		t.Fatalf("the read's completion never woke the parked loop (sleep state %d)", l.c.SleepState())
+	}
 	require.Equal(t, "hi", string(buf[:2]))
-	t.Logf("worst wake round trip %v, kicks %d, waits %d", worst, s.Kicks, s.Waits)
+	require.Equal(t, kicks0, l.c.kicks.Load(), "the completion ended the park, not a wakeup")
+	s = l.Stats()
+	require.Zero(t, s.Core.ParkTimeouts, "no park ended by its timeout")
+	require.Zero(t, s.InFlight)
+	t.Logf("kicks %d, waits %d, netpoll parks %d", s.Kicks, s.Waits, s.Core.NetParks)
 }
 
 // TestParkZeroAllocs: a Do round trip that wakes a Park loop from its

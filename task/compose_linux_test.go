@@ -38,7 +38,8 @@ func TestGroupFailFastCancelsRest(t *testing.T) {
 	ex := newExec(t)
 	boom := errors.New("boom")
 	var slow error
-	start := time.Now()
+	// runTask's 60 s context is the hang guard: had the group not cancelled
+	// the hour-long sleep, it would end with DeadlineExceeded, not Canceled.
 	err := runTask(t, ex, func(tk *T) error {
 		g := NewGroup(tk, true)
 		g.Go(tk, func(tk *T) error { slow = tk.Sleep(time.Hour); return slow })
@@ -47,7 +48,7 @@ func TestGroupFailFastCancelsRest(t *testing.T) {
 	})
 	require.ErrorIs(t, err, boom)
 	require.ErrorIs(t, slow, context.Canceled)
-	require.Less(t, time.Since(start), 5*time.Second)
+	require.NotErrorIs(t, slow, context.DeadlineExceeded)
 }
 
 func TestFirstOf(t *testing.T) {

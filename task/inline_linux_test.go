@@ -159,10 +159,19 @@ func TestInlineTaskClose(t *testing.T) {
 	h := SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
 		return Spawn(tk, func(tk *T) (int, error) { return tk.Read(pr, make([]byte, 8), CurrentPos) }).Join(tk)
 	})
-	time.Sleep(10 * time.Millisecond)
-	start := time.Now()
-	require.NoError(t, ex.Close())
-	require.Less(t, time.Since(start), 10*time.Second)
+	waitBusy(t, ex, 1) // the inline task's read is in flight
+	// A task still there after the close wait, or a read never completed,
+	// would make Close return an error.
+	closed := make(chan error, 1)
+	go func() { closed <- ex.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(hangGuard): // a hang guard, not a timing check
+		t.Fatal("Close never returned")
+	}
 	_, err = h.Wait(context.Background())
 	require.ErrorIs(t, err, ErrClosed)
+	<-ex.Done()
+	require.Equal(t, 1, ex.stats.inlined, "the read waited in a task run inline by its joiner")
 }

@@ -96,11 +96,21 @@ func TestRuntimeCloseWakesParkedTasks(t *testing.T) {
 		v, _, err := c.Recv(tk)
 		return v, err
 	})
-	// A task that ignores errors and loops is stopped after the close wait.
-	time.Sleep(20 * time.Millisecond)
-	start := time.Now()
-	require.NoError(t, rt.Close())
-	require.Less(t, time.Since(start), 3*time.Second)
+	// All three wait: the read and the sleep in flight on ex, the Recv
+	// parked on the other executor.
+	waitBusy(t, ex, 2)
+	ex1 := rt.Executors()[1]
+	waitOnExec(t, ex1, "the Recv task parked", func() bool { return ex1.nlive == 1 && !ex1.runnable() })
+	// Close wakes them: a task still there after the close wait would be
+	// stopped and reported as an error, so nil means each one ended.
+	closed := make(chan error, 1)
+	go func() { closed <- rt.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(hangGuard): // a hang guard, not a timing check
+		t.Fatal("Runtime.Close never returned")
+	}
 	for _, h := range []*Handle[int]{io, sl, ch} {
 		_, err := h.Wait(context.Background())
 		require.ErrorIs(t, err, ErrClosed)
