@@ -27,7 +27,7 @@ func (r *Ring) peek() (*sys.CQE, uint32) {
 		head++
 		// Release: pairs with the kernel's READ_ONCE of cq.head when it checks
 		// for free space.
-		atomic.StoreUint32(q.head, head)
+		atomicx.StoreRelease32(q.head, head)
 	}
 	return nil, 0
 }

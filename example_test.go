@@ -4,6 +4,7 @@ package uring_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,42 +14,84 @@ import (
 	"github.com/pure-uring/uring/sqe"
 )
 
-// A raw ring reading a file: get an SQE, prepare it, submit and wait, read
-// the result from the CQE.
+// A raw ring writing a file and reading it back: get an SQE, prepare it,
+// submit and wait, read the result from the CQE; twice.
 func Example() {
-	dir, _ := os.MkdirTemp("", "uring-example")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "greeting")
-	_ = os.WriteFile(path, []byte("hello, io_uring"), 0o600)
-	f, err := os.Open(path)
+	dir, err := os.MkdirTemp("", "uring-example")
 	if err != nil {
 		fmt.Println(err)
 		return
+	}
+	defer os.RemoveAll(dir)
+	if err := writeReadBack(filepath.Join(dir, "greeting")); err != nil {
+		fmt.Println(err)
+	}
+	// Output: "hello, io_uring"
+}
+
+// writeReadBack's body is the README's raw-ring snippet, byte for byte
+// (TestREADMERawRing checks it).
+func writeReadBack(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 
 	r, err := uring.New(8)
 	if err != nil {
-		fmt.Println(err) // errors.Is(err, uring.ErrUnsupported) explains why
-		return
+		return err // errors.Is(err, uring.ErrUnsupported) explains disabled io_uring or seccomp
 	}
 	defer r.Close()
 
-	buf := make([]byte, 64)
-	s, _ := r.GetSQE()
-	if err := sqe.Read(s, int(f.Fd()), buf, 0); err != nil {
-		fmt.Println(err)
-		return
+	// Write: get a zeroed SQE, prepare it, submit, wait, decode the CQE.
+	msg := []byte("hello, io_uring")
+	s, err := r.GetSQE() // uring.ErrSQFull when every SQE is handed out
+	if err != nil {
+		return err
+	}
+	if err := sqe.Write(s, int(f.Fd()), msg, 0); err != nil {
+		return err // a bad argument, named
 	}
 	sqe.UserData(s, 1)
 	if _, err := r.SubmitAndWait(1); err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
-	c, _ := r.WaitCQE()
-	n, err := cqe.Result(c)
+	c, err := r.WaitCQE()
+	if err != nil {
+		return err
+	}
+	n, err := cqe.Result(c) // byte count, or an error wrapping unix.Errno
+	r.CQESeen(c)            // the CQE's slot is the kernel's again
+	runtime.KeepAlive(msg)  // the kernel read msg until the CQE
+	if err != nil {
+		return err
+	}
+	if n != len(msg) {
+		return io.ErrShortWrite
+	}
+
+	// Read it back the same way.
+	buf := make([]byte, 64)
+	if s, err = r.GetSQE(); err != nil {
+		return err
+	}
+	if err := sqe.Read(s, int(f.Fd()), buf, 0); err != nil {
+		return err
+	}
+	sqe.UserData(s, 2)
+	if _, err := r.SubmitAndWait(1); err != nil {
+		return err
+	}
+	if c, err = r.WaitCQE(); err != nil {
+		return err
+	}
+	n, err = cqe.Result(c)
 	r.CQESeen(c)
 	runtime.KeepAlive(buf) // the kernel wrote into buf until the CQE
-	fmt.Println(n, err, string(buf[:n]))
-	// Output: 15 <nil> hello, io_uring
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%q\n", buf[:n])
+	return nil
 }

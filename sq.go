@@ -68,7 +68,7 @@ func (r *Ring) flushSQ() uint32 {
 		// with the kernel's smp_load_acquire of sq.tail.
 		if r.flags&sys.SetupSQPoll != 0 {
 			// Full barrier: sqNeedsWakeup's load must not pass this store.
-			atomic.StoreUint32(q.tail, tail)
+			atomicx.StoreFull32(q.tail, tail)
 		} else {
 			atomicx.StoreRelease32(q.tail, tail)
 		}

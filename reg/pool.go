@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/cqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -126,10 +127,10 @@ func (tr *tracker) buf(bid uint16) []byte {
 // cqeBuffer returns the buffer id a CQE names, checked: ErrNoBuffer without
 // IORING_CQE_F_BUFFER, *ArgError for an id out of range or already out.
 func (tr *tracker) cqeBuffer(fn string, flags sys.CQEFlags) (uint16, error) {
-	if flags&sys.CQEFBuffer == 0 {
+	bid, ok := cqe.Buffer(&sys.CQE{Flags: flags}) // on the stack: cqe.Buffer inlines
+	if !ok {
 		return 0, ErrNoBuffer
 	}
-	bid := uint16(flags >> sys.CQEBufferShift)
 	if int(bid) >= tr.count {
 		return 0, argErr(fn, "buffer id", equ(uint64(bid))+" from the CQE is out of range [0, "+itoa(tr.count)+")")
 	}
@@ -157,7 +158,7 @@ func (tr *tracker) take(fn string, res int32, flags sys.CQEFlags) (uint16, []byt
 		return 0, nil, argErr(fn, "res", eq(int(res))+" runs past buffer "+equ(uint64(bid))+" of "+itoa(tr.size)+" bytes")
 	}
 	data := tr.buf(bid)[start : start+n : start+n]
-	if tr.inc && flags&sys.CQEFBufMore != 0 {
+	if tr.inc && cqe.BufMore(&sys.CQE{Flags: flags}) {
 		// The kernel keeps the rest of the buffer in the ring.
 		tr.off[bid] += uint32(n)
 		return bid, data, nil

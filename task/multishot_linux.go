@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/cqe"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -120,17 +121,18 @@ var errEnd = errors.New("task: end of multishot stream")
 // cqe receives every CQE of the armed request (executor thread).
 func (m *multishot) cqe(res int32, flags uint32) {
 	e := msEntry{res: res, flags: flags}
-	if flags&uint32(sys.CQEFBuffer) != 0 && m.pool != nil {
+	c := sys.CQE{Res: res, Flags: sys.CQEFlags(flags)} // decoded by package cqe; stays on the stack
+	if _, ok := cqe.Buffer(&c); ok && m.pool != nil {
 		bid, data, err := m.pool.Take(res, sys.CQEFlags(flags))
 		switch {
 		case err != nil:
 			e.err = err
 		default:
 			e.bid, e.data = bid, data
-			e.hasBuf = flags&uint32(sys.CQEFBufMore) == 0 // a piece of an incremental buffer is not out
+			e.hasBuf = !cqe.BufMore(&c) // a piece of an incremental buffer is not out
 		}
 	}
-	if flags&uint32(sys.CQEFMore) == 0 {
+	if !cqe.More(&c) {
 		m.sl = nil
 	}
 	if m.ended {

@@ -10,5 +10,7 @@
 //
 // A release store does not order a later load: where a store must be seen
 // before a following load (publishing the SQ tail, then reading
-// IORING_SQ_NEED_WAKEUP under SQPOLL), use sync/atomic.
+// IORING_SQ_NEED_WAKEUP under SQPOLL), use StoreFull32, a full barrier.
+// Every ring-index publication (SQ tail, CQ head, buffer-ring and zcrx
+// refill tails, the feature probes' rings) goes through this package.
 package atomicx

@@ -28,3 +28,11 @@ func BenchmarkAtomicStoreUint32(b *testing.B) {
 		atomic.StoreUint32(&x, uint32(i))
 	}
 }
+
+func TestStoreFull32(t *testing.T) {
+	var x uint32
+	StoreFull32(&x, 7)
+	require.Equal(t, uint32(7), atomic.LoadUint32(&x))
+	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() { StoreFull32(&x, 8) }))
+	require.Equal(t, uint32(8), atomic.LoadUint32(&x))
+}

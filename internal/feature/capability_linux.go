@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
@@ -484,7 +485,7 @@ func (r *probeRing) push(s sys.SQE) {
 	i := t & r.sqMask
 	r.sqes[i] = s
 	r.sqArray[i] = i
-	atomic.StoreUint32(r.sqTail, t+1) // pairs with the kernel's acquire load of the SQ tail
+	atomicx.StoreRelease32(r.sqTail, t+1) // pairs with the kernel's acquire load of the SQ tail
 }
 
 // reap hands every CQE in the CQ to fn and frees their slots.
@@ -503,5 +504,5 @@ func (r *probeRing) reap(fn func(cqe)) {
 		}
 		fn(c)
 	}
-	atomic.StoreUint32(r.cqHead, h) // pairs with the kernel's acquire load of the CQ head
+	atomicx.StoreRelease32(r.cqHead, h) // pairs with the kernel's acquire load of the CQ head
 }

@@ -7,14 +7,15 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sync/atomic"
 
+	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
 
 // probeRing is a tiny ring made for one probe. Everything it maps or pins is
 // released by close.
+// Not a uring.Ring: the root package imports feature (DESIGN.md), not the reverse.
 type probeRing struct {
 	fd  int
 	p   sys.Params
@@ -105,7 +106,7 @@ func (r *probeRing) submitNop() error {
 	t := *tail
 	sys.SQEsAt(sqes, 0, r.p.SQEntries)[t&mask] = sys.SQE{Opcode: sys.OpNop}
 	sys.Uint32sAt(sq, r.p.SQOff.Array, r.p.SQEntries)[t&mask] = t & mask
-	atomic.StoreUint32(tail, t+1) // pairs with the kernel's acquire load of the SQ tail
+	atomicx.StoreRelease32(tail, t+1) // pairs with the kernel's acquire load of the SQ tail
 	_, err = sys.Enter(r.fd, 1, 1, sys.EnterGetEvents)
 	return err
 }
