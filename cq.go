@@ -187,8 +187,7 @@ func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (in
 		return 0, extArgError()
 	}
 	l := r.life
-	l.waitNr.Store(n) // before the reference, as in enter
-	tid, ok := l.beginWait()
+	t, ok := l.beginEnterWait(n)
 	if !ok {
 		return 0, ErrClosed
 	}
@@ -198,7 +197,7 @@ func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (in
 		r.waitArg.MinWaitUsec = uint32(min(minWait.Microseconds(), 1<<32-1))
 	}
 	got, err := sys.EnterArg(r.enterFd, toSubmit, n, r.enterFlags|sys.EnterGetEvents|sys.EnterFlags(r.noIOWait.Load()), &r.waitArg)
-	l.endWait(tid)
+	l.endEnterWait(t)
 	return got, r.issuerError(err)
 }
 

@@ -172,8 +172,8 @@ func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
 }
 
 // enter makes one io_uring_enter(2) under a reference that Close waits
-// for. One that may sleep (a wait, SQ_WAIT) records its thread so that
-// Close can interrupt it (beginWait); one that cannot, only counts.
+// for. One that may sleep (a wait, SQ_WAIT) is taken so that Close can end
+// it (beginEnterWait, beginWait); one that cannot, only counts.
 func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, error) {
 	l := r.life
 	if minComplete == 0 && flags&sys.EnterSQWait == 0 {
@@ -187,14 +187,21 @@ func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, e
 	if flags&sys.EnterGetEvents != 0 {
 		flags |= sys.EnterFlags(r.noIOWait.Load()) // SetIOWait(false)
 	}
-	// Before the reference: Close reads it after it set closedBit.
-	l.waitNr.Store(minComplete)
-	tid, ok := l.beginWait()
+	var t waitTicket
+	var ok bool
+	if flags&sys.EnterSQWait != 0 {
+		// No CQE ends a wait for SQ space: record the thread.
+		var tid int32
+		tid, ok = l.beginWait()
+		t = waitTicket(tid)
+	} else {
+		t, ok = l.beginEnterWait(minComplete)
+	}
 	if !ok {
 		return 0, ErrClosed
 	}
 	n, err := sys.Enter(r.enterFd, toSubmit, minComplete, flags)
-	l.endWait(tid)
+	l.endEnterWait(t)
 	return n, r.issuerError(err)
 }
 
