@@ -33,14 +33,24 @@ func (notIssuer) Error() string {
 
 func (notIssuer) Is(target error) bool { return target == syscall.EEXIST }
 
-// OptionError names the option (or combination) New rejected.
+// OptionError reports a bad option, or a bad combination of options,
+// rejected before anything reached the kernel. It is the library's one
+// option error: New's, poll's (poll.New, poll.NewCore) and task's
+// (task.NewExecutor, task.NewRuntime); poll.OptionError and
+// task.OptionError are this type. It unwraps to syscall.EINVAL, the errno
+// the kernel would have returned, so errors.Is(err, syscall.EINVAL)
+// holds, as for the library's argument error (sqe.ArgError).
 type OptionError struct {
-	Option string // e.g. "WithDeferTaskrun"
+	// Option is the name of the option's function, e.g. "WithDeferTaskrun"
+	// (or poll's "WithSpinBudget", task's "WithCloseWait"); a combination
+	// is named by the option that needs or excludes the other.
+	Option string
+	// Reason says what is wrong, naming the argument where one is bad:
+	// "n = 0: the CQ needs at least one entry".
 	Reason string
 }
 
 func (e *OptionError) Error() string { return "uring: " + e.Option + ": " + e.Reason }
 
-// Is lets errors.Is(err, syscall.EINVAL) hold for option errors, as it
-// would for the kernel's answer.
-func (e *OptionError) Is(target error) bool { return target == syscall.EINVAL }
+// Unwrap returns syscall.EINVAL.
+func (e *OptionError) Unwrap() error { return syscall.EINVAL }

@@ -74,37 +74,21 @@ type CoreStats struct {
 	Kicks        uint64 `json:"kicks"`         // wakeups sent by other goroutines
 }
 
-// CoreConfig says what ring NewCore makes and which sleeps it prepares.
-type CoreConfig struct {
-	Entries   uint32
-	CQEntries uint32 // 0: the kernel's default (twice Entries)
-	// Options are ring options the owner needs (IOPOLL, SQPOLL, ...);
-	// setup fails when the kernel lacks one.
-	Options []uring.Option
-	// DeferTaskrun asks for SINGLE_ISSUER|DEFER_TASKRUN (with TASKRUN_FLAG)
-	// where the kernel has them and they keep the netpoll park reliable;
-	// SubmitAll for IORING_SETUP_SUBMIT_ALL and RegisterRing for a
-	// registered ring fd where the kernel has them. None of these is an
-	// error when the kernel lacks it.
-	DeferTaskrun bool
-	SubmitAll    bool
-	RegisterRing bool
-	// NetPark registers an eventfd with the ring for ParkNetpoll.
-	NetPark bool
-	// KernelWake arms a poll of a wake eventfd in the ring, so that a sleep
-	// in io_uring_enter can be ended by Wake (not needed when the owner
-	// never sleeps in the kernel: IOPOLL).
-	KernelWake bool
-	Slots      int // initial slot table size (default 1024)
-
-	forceDefer bool // tests: DEFER_TASKRUN even where the eventfd loses its wakeups
-}
-
 // NewCore creates the ring on the calling thread, which must be locked to
-// its goroutine and stays the owner's. SINGLE_ISSUER, DEFER_TASKRUN,
-// SUBMIT_ALL and the registered ring fd are added only where the kernel
-// has them, so a Core starts on every kernel from 5.10 on.
-func NewCore(cfg CoreConfig) (*Core, error) {
+// its goroutine and stays the owner's. The options (see Option) say what
+// ring it makes (WithEntries, WithCQEntries, WithRingOptions,
+// WithoutDeferTaskrun), how many slots it starts with (WithSlots), and
+// which sleeps it prepares besides ParkIdle (WithNetPark, WithKernelWake);
+// a bad one is an *OptionError that names it. SINGLE_ISSUER,
+// DEFER_TASKRUN, SUBMIT_ALL (WithSubmitAll) and the registered ring fd
+// (WithRegisteredRingFd) are added only where the kernel has them, so a
+// Core starts on every kernel from 5.10 on; options in WithRingOptions
+// are required (setup fails where the kernel lacks one).
+func NewCore(opts ...Option) (*Core, error) {
+	cfg, err := newCoreConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	c := &Core{tid: sys.Gettid(), parkCh: make(chan struct{}, 1), freeHead: noSlot}
 	c.wp = waitPolicy{spin: DefaultSpin, adaptive: true}
 	r, err := newCoreRing(&cfg)
@@ -118,11 +102,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	c.sqpoll = fl&sys.SetupSQPoll != 0
 	c.canFlag = fl&sys.SetupDeferTaskrun == 0 || fl&sys.SetupTaskrunFlag != 0
 	c.cqes = make([]sys.CQE, min(r.CQEntries(), 4096))
-	n := cfg.Slots
-	if n <= 0 {
-		n = 1024
-	}
-	for len(c.slots) < n {
+	for len(c.slots) < cfg.Slots {
 		c.grow()
 	}
 	if cfg.NetPark {
@@ -143,12 +123,12 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 
 // newCoreRing makes the ring with cfg's options plus what the kernel has
 // of the optional ones.
-func newCoreRing(cfg *CoreConfig) (*uring.Ring, error) {
+func newCoreRing(cfg *config) (*uring.Ring, error) {
 	opts := append([]uring.Option(nil), cfg.Options...)
 	if cfg.CQEntries != 0 {
 		opts = append(opts, uring.WithCQSize(cfg.CQEntries))
 	}
-	if cfg.DeferTaskrun && (deferTaskrunUsable(cfg.NetPark) || cfg.forceDefer) {
+	if !cfg.NoDeferTaskrun && (deferTaskrunUsable(cfg.NetPark) || cfg.forceDefer) {
 		opts = append(opts, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		if feature.SetupFlag(sys.SetupTaskrunFlag) == nil {
 			// IORING_SQ_TASKRUN says when deferred completions wait for an

@@ -88,8 +88,11 @@
 // handler that panics or calls runtime.Goexit shuts the loop down the same
 // way, and Close returns a *HandlerError.
 //
-// Configuration: functional options (WithStrategy, WithEntries, ...); a bad
-// argument is an *OptionError that names the option.
+// Configuration: functional options, one Option type for New and NewCore
+// (WithStrategy, WithEntries, WithNetPark, ...; each option's doc says
+// which of the two it configures); a bad argument, or an option given to
+// the constructor it does not configure, is an *OptionError that names the
+// option (the library's one option error, uring.OptionError).
 //
 // Errors: a negative CQE result reaches Do and Go callers as an *OpError
 // (the library's one operation error, cqe.Error) that unwraps to the

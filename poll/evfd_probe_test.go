@@ -31,7 +31,7 @@ func TestEventfdDeferTaskrunProbe(t *testing.T) {
 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c, err := NewCore(CoreConfig{Entries: 8, DeferTaskrun: true, NetPark: true, forceDefer: true})
+	c, err := NewCore(WithEntries(8), WithNetPark(), withForceDefer())
 	require.NoError(t, err)
 	defer func() {
 		require.True(t, c.CancelAll())

@@ -127,7 +127,7 @@ func (l *Loop) setFatal(err error) {
 func (l *Loop) start() error {
 	l.tid = sys.Gettid()
 	l.owner.Store(int64(l.tid))
-	c, err := NewCore(l.cfg.coreConfig())
+	c, err := NewCore(l.cfg.coreOptions()...)
 	if err != nil {
 		if l.cfg.Strategy == HybridIOPoll && errors.Is(err, syscall.EINVAL) {
 			return errors.Join(uring.ErrUnsupported, err)

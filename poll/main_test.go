@@ -61,7 +61,10 @@ func rawRing(opts ...Option) (*uring.Ring, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, err
 	}
-	cc := c.coreConfig()
+	cc, err := newCoreConfig(c.coreOptions())
+	if err != nil {
+		return nil, err
+	}
 	return newCoreRing(&cc)
 }
 

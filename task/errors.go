@@ -52,6 +52,17 @@ func argError(fn, arg, reason string) *ArgError {
 	return &ArgError{Func: fn, Arg: arg, Reason: reason, Pkg: "task"}
 }
 
+// OptionError names a bad option argument of NewExecutor or NewRuntime
+// (the option, e.g. "WithCloseWait", and in its Reason the argument); it
+// unwraps to unix.EINVAL. It is the library's one option error,
+// uring.OptionError.
+type OptionError = uring.OptionError
+
+// optionError builds the *OptionError of task option opt.
+func optionError(opt, reason string) *OptionError {
+	return &OptionError{Option: opt, Reason: reason}
+}
+
 // nilReceiver is the error of a method called on a nil *Conn, *PacketConn,
 // *Listener, *File or *Runtime (net answers syscall.EINVAL there).
 func nilReceiver(fn string) error { return argError(fn, "receiver", "is nil") }

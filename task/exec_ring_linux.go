@@ -25,20 +25,27 @@ type ringState struct {
 // sleeps, unless WithSpin says otherwise.
 const defaultSpin = poll.DefaultSpin
 
-// coreConfig is the executor's Core: SINGLE_ISSUER|DEFER_TASKRUN with
-// TASKRUN_FLAG where the kernel has them (and its eventfd works with them),
-// the ring's eventfd for the park in Go's netpoller, and the wake eventfd
-// for waits in io_uring_enter.
-func (c *config) coreConfig() poll.CoreConfig {
-	return poll.CoreConfig{
-		Entries:      c.entries,
-		CQEntries:    min(c.entries*4, uring.MaxCQEntries),
-		Options:      c.ringOpts,
-		DeferTaskrun: !c.noDefer,
-		NetPark:      !c.noPark,
-		KernelWake:   true,
-		Slots:        256,
+// coreOptions are the options of the executor's Core: its ring (SQ from
+// WithEntries, a CQ 4x that, the caller's ring options, SINGLE_ISSUER|
+// DEFER_TASKRUN with TASKRUN_FLAG where the kernel has them and its
+// eventfd works with them, unless WithoutDeferTaskrun), 256 slots to
+// start, the ring's eventfd for the park in Go's netpoller (unless
+// WithKernelWait), and the wake eventfd for waits in io_uring_enter.
+func (c *config) coreOptions() []poll.Option {
+	o := []poll.Option{
+		poll.WithEntries(c.entries),
+		poll.WithCQEntries(min(c.entries*4, uring.MaxCQEntries)),
+		poll.WithRingOptions(c.ringOpts...),
+		poll.WithSlots(256),
+		poll.WithKernelWake(),
 	}
+	if c.noDefer {
+		o = append(o, poll.WithoutDeferTaskrun())
+	}
+	if !c.noPark {
+		o = append(o, poll.WithNetPark())
+	}
+	return o
 }
 
 // startBackend makes the executor's ring on its thread, or the fallback
@@ -47,7 +54,7 @@ func (ex *Executor) startBackend(c *config) error {
 	if b := chooseBackend(c); b.Kind == BackendFallback {
 		return ex.startFallback(b.Reason)
 	}
-	core, err := poll.NewCore(c.coreConfig())
+	core, err := poll.NewCore(c.coreOptions()...)
 	if err != nil {
 		return err
 	}
@@ -127,6 +134,9 @@ func (ex *Executor) pollKernel(block bool) {
 // device until one completes, never sleeping): with operations in flight
 // it polls; with none it parks until a post.
 func (ex *Executor) pollIOPoll(block bool) {
+	if block {
+		ex.trimIdle(time.Now()) // nothing to run: as the other polls do before they wait
+	}
 	switch {
 	case block && ex.busy > 0:
 		_, _ = ex.ring.SubmitAndWait(1)

@@ -14,7 +14,9 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
-// Option configures an Executor.
+// Option configures an Executor (NewExecutor) or every executor of a
+// Runtime (NewRuntime). A bad argument is an *OptionError naming the
+// option and the argument; no executor starts then.
 type Option func(*config)
 
 type config struct {
@@ -24,9 +26,17 @@ type config struct {
 	closeWait time.Duration
 	spin      time.Duration
 	noPark    bool
-	fixedSpin bool // WithSpin given: no adaptive spinning
-	noIOUring bool // WithoutIOUring: the fallback backend
-	ringConns bool // WithRingConnWaits: goroutine-side sockets wait through the ring
+	fixedSpin bool  // WithSpin given: no adaptive spinning
+	noIOUring bool  // WithoutIOUring: the fallback backend
+	ringConns bool  // WithRingConnWaits: goroutine-side sockets wait through the ring
+	err       error // the first bad option argument
+}
+
+// bad records the first bad option argument.
+func (c *config) bad(opt, reason string) {
+	if c.err == nil {
+		c.err = optionError(opt, reason)
+	}
 }
 
 // WithRingConnWaits makes the goroutine-side sockets (Conn, PacketConn)
@@ -42,13 +52,28 @@ type config struct {
 // goroutine as well; with WithRingConnWaits they are ring SPLICEs.
 func WithRingConnWaits() Option { return func(c *config) { c.ringConns = true } }
 
-// WithEntries sets the ring's SQ size (default 1024; the CQ is 4x).
-func WithEntries(n uint32) Option { return func(c *config) { c.entries = n } }
+// WithEntries sets the ring's SQ size, 1 to uring.MaxEntries (default
+// 1024; the CQ is 4x, at most uring.MaxCQEntries).
+func WithEntries(n uint32) Option {
+	return func(c *config) {
+		if n == 0 || n > uring.MaxEntries {
+			c.bad("WithEntries", fmt.Sprintf("n = %d is outside 1..%d", n, uring.MaxEntries))
+		}
+		c.entries = n
+	}
+}
 
 // WithRingOptions adds options for the executor's ring (SINGLE_ISSUER and
-// DEFER_TASKRUN are added when the kernel has them).
+// DEFER_TASKRUN are added when the kernel has them); none may be nil.
 func WithRingOptions(opts ...uring.Option) Option {
-	return func(c *config) { c.ringOpts = append(c.ringOpts, opts...) }
+	return func(c *config) {
+		for i, o := range opts {
+			if o == nil {
+				c.bad("WithRingOptions", fmt.Sprintf("opts[%d] is nil", i))
+			}
+		}
+		c.ringOpts = append(c.ringOpts, opts...)
+	}
 }
 
 // WithoutDeferTaskrun creates the ring without SINGLE_ISSUER|DEFER_TASKRUN.
@@ -56,11 +81,17 @@ func WithoutDeferTaskrun() Option { return func(c *config) { c.noDefer = true } 
 
 // WithSpin sets how long an executor with nothing to run keeps checking
 // the ring for completions before it parks in Go's netpoller (0 parks at
-// once). Spinning holds the executor's P: keep it short. Without it the
-// spin is 5µs, longer (up to 100µs) while recent waits for completions
-// were that short and the process has Ps to spare (see poll.Core.Wait).
+// once; negative is an error). Spinning holds the executor's P: keep it
+// short. Without it the spin is 5µs, longer (up to 100µs) while recent
+// waits for completions were that short and the process has Ps to spare
+// (see poll.Core.Wait).
 func WithSpin(d time.Duration) Option {
-	return func(c *config) { c.spin, c.fixedSpin = max(d, 0), true }
+	return func(c *config) {
+		if d < 0 {
+			c.bad("WithSpin", fmt.Sprintf("d = %v is negative", d))
+		}
+		c.spin, c.fixedSpin = max(d, 0), true
+	}
 }
 
 // WithKernelWait makes an idle executor block its thread in io_uring_enter
@@ -77,8 +108,28 @@ func WithKernelWait() Option { return func(c *config) { c.noPark = true } }
 func WithoutIOUring() Option { return func(c *config) { c.noIOUring = true } }
 
 // WithCloseWait bounds how long Close waits for tasks and operations to
-// finish before stopping the remaining tasks (default 2s).
-func WithCloseWait(d time.Duration) Option { return func(c *config) { c.closeWait = d } }
+// finish before stopping the remaining tasks (default 2s; 0 stops them at
+// once; negative is an error).
+func WithCloseWait(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.bad("WithCloseWait", fmt.Sprintf("d = %v is negative", d))
+		}
+		c.closeWait = d
+	}
+}
+
+// newConfig applies opts to the defaults and checks them.
+func newConfig(opts []Option) (config, error) {
+	c := config{entries: 1024, closeWait: 2 * time.Second, spin: defaultSpin}
+	for i, o := range opts {
+		if o == nil {
+			return c, optionError("NewExecutor", fmt.Sprintf("opts[%d] is nil", i))
+		}
+		o(&c)
+	}
+	return c, c.err
+}
 
 // newBatch bounds how many new tasks a worker runs in a row while a task
 // below it on the resume stack is ready.
@@ -159,12 +210,9 @@ type execStats struct {
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
 // creates the ring on that thread and runs tasks until Close.
 func NewExecutor(opts ...Option) (*Executor, error) {
-	c := config{entries: 1024, closeWait: 2 * time.Second, spin: defaultSpin}
-	for _, o := range opts {
-		o(&c)
-	}
-	if c.entries == 0 || c.entries > uring.MaxEntries {
-		return nil, argError("NewExecutor", "WithEntries", "must be between 1 and 32768")
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	ex := &Executor{done: make(chan struct{}), closeWait: c.closeWait}
 	ex.live.lnext, ex.live.lprev = &ex.live, &ex.live
