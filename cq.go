@@ -161,7 +161,7 @@ func (r *Ring) wait(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
 			}
 		case errors.Is(err, syscall.EINTR):
 			// Retry with the remaining time (the loop recomputes it).
-		case errors.Is(err, syscall.ETIME):
+		case errors.Is(err, errETIME):
 			if c, _ := r.peek(); c != nil {
 				return c, nil
 			}

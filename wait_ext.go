@@ -89,7 +89,7 @@ func (r *Ring) WaitCQEsSigmask(n uint32, d time.Duration, mask sys.Sigset) (*sys
 		}
 		switch {
 		case err == nil:
-		case errors.Is(err, syscall.ETIME):
+		case errors.Is(err, errETIME):
 			if c, _ := r.peek(); c != nil {
 				return c, nil
 			}
@@ -187,7 +187,7 @@ func (r *Ring) SubmitAndWaitReg(n uint32, index int) (*sys.CQE, error) {
 			if c, _ := r.peek(); c != nil {
 				return c, nil
 			}
-		case errors.Is(err, syscall.ETIME):
+		case errors.Is(err, errETIME):
 			if c, _ := r.peek(); c != nil {
 				return c, nil
 			}

@@ -235,8 +235,8 @@ func TestWakePrompt(t *testing.T) {
 func waitSleeping(t *testing.T, l *Loop, state uint32) {
 	t.Helper()
 	deadline := time.Now().Add(hangGuard)
-	for l.c.sleeping.Load() != state {
-		require.True(t, time.Now().Before(deadline), "the loop never went to sleep (state %d, want %d)", l.c.sleeping.Load(), state)
+	for l.c.sl.State() != state {
+		require.True(t, time.Now().Before(deadline), "the loop never went to sleep (state %d, want %d)", l.c.sl.State(), state)
 		time.Sleep(50 * time.Microsecond)
 	}
 }

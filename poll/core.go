@@ -38,10 +38,9 @@ type Core struct {
 	freeHead uint32 // first free slot, or noSlot
 	inflight int
 
-	// sleeping is awake or the kind of sleep the owner is in; a waker that
-	// swaps it back to awake owns the wakeup it then sends.
-	sleeping state32
-	work     atomic.Uint32 // posted messages (or a stop) wait for the owner
+	// sl holds the work flag and the kind of sleep the owner is in; a
+	// waker that claims the sleep owns the wakeup it then sends.
+	sl       Sleeper
 	stop     atomic.Bool
 	parkCh   chan struct{}
 	efd      *os.File // the ring's registered eventfd (netpoll park), or nil

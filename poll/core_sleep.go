@@ -11,8 +11,8 @@ import (
 	"github.com/pure-uring/uring/reg"
 )
 
-// Sleep states (Core.sleeping). A waker that swaps a sleep state back to
-// awake owns the wakeup of that kind; the owner stores awake when its
+// Sleep states (the Core's Sleeper). A waker that swaps a sleep state back
+// to awake owns the wakeup of that kind; the owner stores awake when its
 // sleep ends. So there is no separate claim that could outlive a sleep.
 const (
 	awake       = 0
@@ -29,7 +29,7 @@ var efdOne = []byte{1, 0, 0, 0, 0, 0, 0, 0}
 // sleeping owner is woken. It reports whether this call was the first.
 func (c *Core) Stop() bool {
 	first := !c.stop.Swap(true)
-	c.work.Store(1)
+	c.sl.RaiseWork()
 	c.Wake()
 	return first
 }
@@ -38,29 +38,23 @@ func (c *Core) Stop() bool {
 func (c *Core) Stopping() bool { return c.stop.Load() }
 
 // RaiseWork sets the work flag (an Inbox's Post does, before Wake).
-func (c *Core) RaiseWork() { c.work.Store(1) }
+func (c *Core) RaiseWork() { c.sl.RaiseWork() }
 
 // TakeWork lowers the work flag and reports whether it was up (an Inbox's
 // Take does, before it reads its queue).
-func (c *Core) TakeWork() bool {
-	if c.work.Load() == 0 {
-		return false
-	}
-	c.work.Store(0)
-	return true
-}
+func (c *Core) TakeWork() bool { return c.sl.TakeWork() }
 
 // HasWork reports whether posted messages (or a Stop) wait for the owner
 // (an Inbox's Take lowers the flag).
-func (c *Core) HasWork() bool { return c.work.Load() != 0 }
+func (c *Core) HasWork() bool { return c.sl.HasWork() }
 
 // Wake wakes the owner if it sleeps, with the wakeup its sleep needs (any
 // goroutine); of several wakers only the one that swaps the state pays.
 // Every path is safe against a concurrent Close: a write to an *os.File
 // that Close closed fails instead of landing in a reused fd number.
 func (c *Core) Wake() {
-	s := c.sleeping.Load()
-	if s == awake || !c.sleeping.CompareAndSwap(s, awake) {
+	s := c.sl.Claim()
+	if s == awake {
 		return
 	}
 	c.kicks.Add(1)
@@ -77,11 +71,8 @@ func (c *Core) Wake() {
 	}
 }
 
-// EndSleep marks the owner awake after a sleep. A release store is
-// enough (a plain MOV on amd64): a waker that still reads the sleep only
-// sends a spare wakeup; going to sleep is what needs the full barrier
-// (the sleep's store before the load of the work flag).
-func (c *Core) EndSleep() { c.sleeping.StoreRelease(awake) }
+// EndSleep marks the owner awake after a sleep (Sleeper.End).
+func (c *Core) EndSleep() { c.sl.End() }
 
 // BeginKernelSleep prepares a sleep in io_uring_enter: false means "do
 // not sleep" (posted work waits, or the wake poll cannot be armed because
@@ -97,11 +88,9 @@ func (c *Core) BeginKernelSleep() bool {
 	if !c.wake.armed && !c.armWake() && !c.stop.Load() {
 		return false
 	}
-	c.sleeping.Store(sleepKernel)
-	// Pairs with Post's store of the work flag before its load of
-	// sleeping: one side sees the other (both sequentially consistent).
-	if c.work.Load() != 0 {
-		c.EndSleep()
+	// Pairs with Post's store of the work flag before its claim: one side
+	// sees the other (Sleeper).
+	if !c.sl.Begin(sleepKernel) {
 		return false
 	}
 	c.st.Sleeps++
@@ -111,9 +100,7 @@ func (c *Core) BeginKernelSleep() bool {
 // ParkIdle parks the owner's goroutine until Post, Stop or Wake (use it
 // with nothing in flight: completions do not end it).
 func (c *Core) ParkIdle() {
-	c.sleeping.Store(sleepChan)
-	if c.work.Load() != 0 {
-		c.EndSleep()
+	if !c.sl.Begin(sleepChan) {
 		return
 	}
 	<-c.parkCh
@@ -159,9 +146,7 @@ func (c *Core) startNetPark() error {
 // Kernels whose eventfd stops signalling deferred work (6.12: see
 // eventfdSignalsDeferredWork) never get DEFER_TASKRUN on a NetPark Core.
 func (c *Core) ParkNetpoll(timeout time.Duration) error {
-	c.sleeping.Store(sleepEfd)
-	if c.work.Load() != 0 {
-		c.EndSleep()
+	if !c.sl.Begin(sleepEfd) {
 		return nil
 	}
 	r := c.ring
@@ -172,7 +157,7 @@ func (c *Core) ParkNetpoll(timeout time.Duration) error {
 	} else {
 		err = r.FlushOverflow()
 	}
-	if err == nil && r.CQReady() == 0 && c.work.Load() == 0 {
+	if err == nil && r.CQReady() == 0 && !c.sl.HasWork() {
 		if timeout > 0 {
 			err = c.efd.SetReadDeadline(time.Now().Add(timeout))
 			c.efdTimed = true
@@ -207,4 +192,4 @@ const (
 
 // SleepState returns what the owner is doing now (any goroutine; for
 // tests and observers: it may change at once).
-func (c *Core) SleepState() SleepState { return SleepState(c.sleeping.Load()) }
+func (c *Core) SleepState() SleepState { return SleepState(c.sl.State()) }

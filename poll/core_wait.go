@@ -96,7 +96,7 @@ func (c *Core) spinWait(d time.Duration) bool {
 	var start time.Time
 	for i := 0; ; i++ {
 		// SQ_TASKRUN: deferred completion work waits for a GETEVENTS enter.
-		if r.SQFlags()&sys.SQTaskrun != 0 || r.CQReady() > 0 || c.work.Load() != 0 {
+		if r.SQFlags()&sys.SQTaskrun != 0 || r.CQReady() > 0 || c.sl.HasWork() {
 			return true
 		}
 		if i&31 == 0 {

@@ -45,7 +45,7 @@ func (ex *Executor) ringPoll(bool)       {}
 func (ex *Executor) cancelRingOps(*T)    {}
 func (ex *Executor) keepForKernel()      {}
 func (ex *Executor) ringStats(*Stats)    {}
-func (ex *Executor) hasPosted() bool     { return ex.fb.work.Load() != 0 }
+func (ex *Executor) hasPosted() bool     { return ex.fb.sl.HasWork() }
 func (ex *Executor) cancelAll()          { ex.fb.cancelAll(ex) }
 func (ex *Executor) quiet() bool         { return ex.fb.quiet() }
 func (ex *Executor) waitClosing()        { ex.fb.waitClosing(ex) }

@@ -153,7 +153,7 @@ func (ex *Executor) pollIOPoll(block bool) {
 // raised the backend's work flag).
 func (ex *Executor) hasPosted() bool {
 	if ex.fb != nil {
-		return ex.fb.work.Load() != 0
+		return ex.fb.sl.HasWork()
 	}
 	return ex.core.HasWork()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/poll"
 )
 
 // The fallback backend: an executor without io_uring. Tasks still park
@@ -22,18 +23,17 @@ import (
 //     and posted its result: only the task parks, never the executor;
 //   - a timer (Sleep, a context's deadline).
 //
-// The wake protocol is the Core's: an Inbox post raises the work flag,
-// then swaps the sleep state back to awake and wakes the executor; the
+// The wake protocol is the Core's own poll.Sleeper: an Inbox post raises
+// the work flag, then claims the sleep and wakes the executor; the
 // executor stores its sleep state before it checks the flag.
 type fallback struct {
-	work     atomic.Uint32
-	sleeping atomic.Uint32 // 1 while the executor parks
-	wakeCh   chan struct{} // where there is no poller
-	p        poller        // fd readiness; nil where there is none
-	timers   timerHeap
-	timer    *time.Timer // the park's deadline where there is no poller
-	parks    uint64
-	wakes    atomic.Uint64
+	sl     poll.Sleeper  // the sleep state is fbParked while the executor parks
+	wakeCh chan struct{} // where there is no poller
+	p      poller        // fd readiness; nil where there is none
+	timers timerHeap
+	timer  *time.Timer // the park's deadline where there is no poller
+	parks  uint64
+	wakes  atomic.Uint64
 }
 
 // poller waits for fds to become ready, for the fallback.
@@ -87,18 +87,14 @@ func (ex *Executor) startFallback(why string) error {
 
 // RaiseWork, Wake and TakeWork make the fallback the Waker of the
 // executor's Inbox.
-func (f *fallback) RaiseWork() { f.work.Store(1) }
+func (f *fallback) RaiseWork()     { f.sl.RaiseWork() }
+func (f *fallback) TakeWork() bool { return f.sl.TakeWork() }
 
-func (f *fallback) TakeWork() bool {
-	if f.work.Load() == 0 {
-		return false
-	}
-	f.work.Store(0)
-	return true
-}
+// fbParked is the fallback executor's one kind of sleep.
+const fbParked = 1
 
 func (f *fallback) Wake() {
-	if f.sleeping.Load() == 0 || !f.sleeping.CompareAndSwap(1, 0) {
+	if f.sl.Claim() == 0 {
 		return
 	}
 	f.wakes.Add(1)
@@ -129,14 +125,12 @@ func (f *fallback) poll(ex *Executor, block bool) {
 	}
 	ex.trimIdle(now)
 	deadline := f.timers.next()
-	f.sleeping.Store(1)
-	// Pairs with the Inbox's RaiseWork before Wake: one side sees the
-	// other (both sequentially consistent).
-	if f.work.Load() == 0 {
+	// Pairs with the Inbox's RaiseWork before Wake (poll.Sleeper).
+	if f.sl.Begin(fbParked) {
 		f.parks++
 		f.park(deadline)
+		f.sl.End()
 	}
-	f.sleeping.Store(0)
 	f.fire(ex, time.Now())
 	if f.p != nil {
 		f.p.ready(ex)
@@ -315,11 +309,10 @@ func (f *fallback) quiet() bool { return true }
 
 // waitClosing waits briefly for blocking calls during shutdown.
 func (f *fallback) waitClosing(ex *Executor) {
-	f.sleeping.Store(1)
-	if f.work.Load() == 0 {
+	if f.sl.Begin(fbParked) {
 		f.park(time.Now().Add(10 * time.Millisecond))
+		f.sl.End()
 	}
-	f.sleeping.Store(0)
 	ex.drain()
 	f.fire(ex, time.Now())
 	if f.p != nil {
