@@ -271,15 +271,20 @@ func (r *Ring) reap(dst []sys.CQE, dst32 []sys.CQE32) int {
 	tail := atomic.LoadUint32(q.tail) // acquire: pairs with the kernel's release of cq.tail
 	n := 0
 	if dst32 == nil && !q.mixed {
-		// The common case: one CQE per entry, copy the 16 bytes we return.
-		for ; head != tail && n < len(dst); n++ {
-			dst[n] = q.cqes[(head&q.mask)<<q.shift]
+		// The common case: one CQE per entry, copy the 16 bytes we return
+		// (the ring's fields in locals: the stores to dst cannot change them).
+		cqes, mask, shift := q.cqes, q.mask, q.shift
+		if avail := int(tail - head); avail < len(dst) {
+			dst = dst[:avail]
+		}
+		for i := range dst {
+			dst[i] = cqes[(head&mask)<<shift]
 			head++
 		}
-		if n > 0 {
+		if len(dst) > 0 {
 			atomicx.StoreRelease32(q.head, head) // release: pairs with the kernel's READ_ONCE of cq.head
 		}
-		return n
+		return len(dst)
 	}
 	limit := len(dst) + len(dst32)
 	for head != tail && n < limit {

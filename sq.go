@@ -18,19 +18,14 @@ func (r *Ring) GetSQE() (*sys.SQE, error) {
 		return nil, ErrClosed
 	}
 	q := &r.sq
+	tail := q.sqeTail
 	// Acquire: pairs with the kernel's smp_store_release of sq.head once it
 	// has read the SQEs (the SQPOLL thread does so concurrently).
-	head := atomic.LoadUint32(q.head)
-	if q.sqeTail-head >= q.entries {
+	if tail-atomic.LoadUint32(q.head) >= q.entries {
 		return nil, ErrSQFull
 	}
-	var s *sys.SQE
-	if q.shift == 0 {
-		s = &q.sqes[q.sqeTail&q.mask]
-	} else {
-		s = &q.sqes[(q.sqeTail&q.mask)<<1]
-	}
-	q.sqeTail++
+	s := &q.sqes[(tail&q.mask)<<q.shift] // shift 1: a 128-byte SQE is two slots
+	q.sqeTail = tail + 1
 	*s = sys.SQE{}
 	return s, nil
 }

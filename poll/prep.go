@@ -65,8 +65,11 @@ func (l *Loop) Start(op Op) (Token, error) {
 	}
 	l.unflushed++
 	l.st.Submitted++
-	if err := prepared(s, op.Prep(s)); err != nil {
-		return 0, err
+	// prepared, written out: the opcode check inlined.
+	if err := op.Prep(s); err != nil || !feature.OpKnown(s.Opcode) {
+		if err := unprepared(s, err); err != nil {
+			return 0, err
+		}
 	}
 	t := l.c.AcquireOp(op)
 	s.UserData = uint64(t)
@@ -129,12 +132,21 @@ func (l *Loop) getSQEFull(err error) (*sys.SQE, error) {
 // flags, a link among them, go too) and the error says why. For every
 // opcode the kernel has, it costs a bit test.
 func prepared(s *sys.SQE, err error) error {
+	if err == nil && feature.OpKnown(s.Opcode) {
+		return nil // inlined: the rest is out of line
+	}
+	return unprepared(s, err)
+}
+
+// unprepared is prepared's slow path: an opcode the mask did not pass yet
+// may still be supported; otherwise s becomes an ignored NOP.
+//
+//go:noinline
+func unprepared(s *sys.SQE, err error) error {
 	if err == nil {
-		op := s.Opcode
-		if feature.OpKnown(op) {
+		if err = feature.OpMiss(s.Opcode); err == nil {
 			return nil
 		}
-		err = feature.Op(op)
 	}
 	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: IgnoreUserData}
 	return err

@@ -463,8 +463,10 @@ func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 	}
 	prep(s)
 	if op := s.Opcode; !feature.OpKnown(op) {
-		// abandon rewrites the whole SQE: prep's flags (a link) go too.
-		return 0, 0, t.abandon(s, sl, "await", opError("await", int(s.Fd), feature.Op(op)))
+		if err := feature.OpMiss(op); err != nil {
+			// abandon rewrites the whole SQE: prep's flags (a link) go too.
+			return 0, 0, t.abandon(s, sl, "await", opError("await", int(s.Fd), err))
+		}
 	}
 	return t.wait(s, sl, "await", int(s.Fd))
 }
