@@ -23,9 +23,10 @@
 // short, an executor spins a little longer and then waits in
 // io_uring_enter instead (poll.Core.Wait); long waits park again.
 //
-// Calls that block until an executor acts (Run, Do, Handle.Wait, Close,
-// the Runtime's methods) return ErrWouldDeadlock when made from a task of
-// that executor, instead of waiting for themselves.
+// Calls that block until an executor acts (Run, Do, Handle.Wait, Close)
+// return ErrWouldDeadlock when made from a task of that executor, and the
+// Runtime's methods when made from a task of any of its executors, instead
+// of waiting for themselves.
 //
 // Contract:
 //   - A *T is used only by its own task, on its executor's thread. Channels,

@@ -14,11 +14,12 @@ var (
 	ErrClosed = fmt.Errorf("task: executor closed: %w", uring.ErrClosed)
 	// ErrChanClosed: Send on a closed task channel.
 	ErrChanClosed = errors.New("task: send on closed channel")
-	// ErrWouldDeadlock: a call that blocks until the executor does
+	// ErrWouldDeadlock: a call that blocks until an executor does
 	// something was made from a task of that executor (the executor's
-	// thread), which would wait for itself forever. Await from the task
+	// thread), or a Runtime's call from a task of any of its executors,
+	// which would block a thread the call may need. Await from the task
 	// instead (Spawn and Join, t.Read ...).
-	ErrWouldDeadlock = errors.New("task: a blocking call made from a task on its own executor would wait for itself (await from the task instead)")
+	ErrWouldDeadlock = errors.New("task: a blocking call made from a task on an executor it needs would wait for itself (await from the task instead)")
 	// errStop unwinds a task whose coroutine is stopped by Close.
 	errStop = errors.New("task: stopped")
 )
