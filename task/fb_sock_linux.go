@@ -153,6 +153,9 @@ func (s *sock) fbCall(r *connReq, op reqOp, fd int, b []byte) (int, error) {
 			return 0, unix.EAGAIN
 		}
 		return int(pfd[0].Revents), nil
+	case reqSendfile:
+		off := r.spOffIn // fd is the socket (or its duplicate): non-blocking
+		return unix.Sendfile(fd, r.spIn, &off, int(r.spLen))
 	case reqSplice:
 		in, out := r.spIn, r.spOut
 		if fd != s.fd { // the netpoller's duplicate stands for the socket

@@ -45,12 +45,13 @@ type sock struct {
 type reqOp uint8
 
 const (
-	reqRecv    reqOp = iota // RECV into buf
-	reqSend                 // SEND of buf
-	reqSplice               // SPLICE with the sp* arguments
-	reqPoll                 // POLL_ADD for events
-	reqRecvmsg              // RECVMSG into buf, the sender into m
-	reqSendmsg              // SENDMSG of buf to the address in m
+	reqRecv     reqOp = iota // RECV into buf
+	reqSend                  // SEND of buf
+	reqSplice                // SPLICE with the sp* arguments
+	reqPoll                  // POLL_ADD for events
+	reqRecvmsg               // RECVMSG into buf, the sender into m
+	reqSendmsg               // SENDMSG of buf to the address in m
+	reqSendfile              // sendfile(2) of spLen bytes of spIn from spOffIn (netpoller waits only)
 )
 
 // connReq is one direction's request. The caller sets the arguments and

@@ -66,8 +66,10 @@ func (p *splicePipe) close() {
 	}
 }
 
-// spliced counts the copies that went through splice (for the tests).
-var spliced atomic.Int64
+// spliced counts the copies that went through splice or sendfile, no
+// byte through user space; sentfile those through sendfile (for the
+// tests).
+var spliced, sentfile atomic.Int64
 
 // errNotHandled: the first splice was refused; copy another way.
 var errNotHandled = errors.New("task: splice not possible")
@@ -245,6 +247,11 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 	if c.closed.Load() {
 		return 0, net.ErrClosed
 	}
+	if c.fb != nil {
+		if n, err, ok := c.sendfileFrom(ff, remain); ok {
+			return n, err
+		}
+	}
 	p := &c.wpipe
 	if err := p.get(); err != nil {
 		return 0, err
@@ -267,6 +274,36 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 	}
 	n, err := pump(p, remain, fill, drain, written == 0)
 	return written + n, err
+}
+
+// sendfileFrom sends up to remain bytes of a regular file from its offset
+// into c with sendfile(2) from the caller's goroutine, waiting for the
+// socket in Go's netpoller as net's own sendfile does: on a Conn whose
+// waits are the netpoller's (the default, and the fallback) one syscall
+// per socket bufferful beats the ring's file-pipe-socket splice pairs for
+// one connection. ok is false for a file that is not regular (the splice
+// path takes it). The caller holds c's write mutex.
+func (c *Conn) sendfileFrom(ff *fdFile, remain int64) (n int64, err error, ok bool) {
+	var st syscall.Stat_t
+	if osfd.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return 0, nil, false
+	}
+	r := &c.wr
+	for remain > 0 {
+		r.spIn, r.spOffIn, r.spLen = ff.fd, ff.off, uint32(min(remain, maxIO))
+		m, err := c.io(r, "sendfile", reqSendfile, nil)
+		if n == 0 && m > 0 {
+			spliced.Add(1)
+			sentfile.Add(1)
+		}
+		n += int64(m)
+		ff.off += int64(m)
+		remain -= int64(m)
+		if err != nil || m == 0 { // m == 0: the file ended
+			return n, err, true
+		}
+	}
+	return n, nil, true
 }
 
 // chainPairs is how many file-to-pipe-to-socket pairs one chain links: 8

@@ -46,6 +46,33 @@ func spliceUsed(t *testing.T, want bool, fn func()) {
 	require.Equal(t, want, spliced.Load() > before, "splice used")
 }
 
+// TestConnReadFromSendfile: a regular file goes into a Conn whose waits
+// are the netpoller's through sendfile(2) from the caller's goroutine, and
+// through the ring's splices with WithRingConnWaits; every byte arrives.
+func TestConnReadFromSendfile(t *testing.T) {
+	rt := newRuntime(t, 1)
+	data := randomData(5<<20+7, 3)
+	p := writeTemp(t, data)
+	f, err := rt.OpenFile(p, os.O_RDONLY, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = f.Seek(3, io.SeekStart)
+	require.NoError(t, err)
+	d, a := pairOf(t, rtListen(rt), netDial, "tcp")
+	got := readAllAsync(d)
+	before := sentfile.Load()
+	n, err := a.(*Conn).ReadFrom(f)
+	require.NoError(t, err)
+	require.EqualValues(t, len(data)-3, n)
+	require.NoError(t, a.Close())
+	b := <-got
+	require.Equal(t, sha256.Sum256(data[3:]), sha256.Sum256(b))
+	pos, err := f.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	require.EqualValues(t, len(data), pos)
+	require.Equal(t, !rt.execs[0].ringConns, sentfile.Load() > before, "sendfile used (ring waits: %v)", rt.execs[0].ringConns)
+}
+
 // Conn.ReadFrom sends a File, a regular *os.File (also through os's own
 // io.Copy wrapper), a limited part of either, and another Conn through
 // splice; a plain reader through a buffer. Every byte arrives (checked by
