@@ -14,9 +14,17 @@ import (
 // that stayed idle (keeping minIdle): the coroutines (goroutines) of the
 // burst go.
 func TestIdleWorkersTrimmedAfterBurst(t *testing.T) {
-	ex := newExec(t)
+	requireBurstTrimmed(t, newExec(t), 2000, func(tk *T) error { return tk.Sleep(time.Millisecond) })
+}
+
+// requireBurstTrimmed parks n tasks on a channel at once (a worker
+// coroutine each), releases them, and checks that after two more sleeps of
+// the executor (sleep runs as a task: the first sets the low-water mark,
+// the second trims what stayed idle in between) at most minIdle+2 idle
+// workers are left.
+func requireBurstTrimmed(t *testing.T, ex *Executor, n int, sleep func(*T) error) {
+	t.Helper()
 	require.NoError(t, ex.setTrimEveryForTest(0)) // every sleep checks (the default is once a second)
-	const n = 2000
 	require.NoError(t, runTask(t, ex, func(tk *T) error {
 		ch := NewChan[int](tk, 0)
 		hs := make([]*Handle[int], n)
@@ -38,10 +46,8 @@ func TestIdleWorkersTrimmedAfterBurst(t *testing.T) {
 	}))
 	peak := onExec(t, ex, ex.idleWorkersForTest)
 	require.GreaterOrEqual(t, peak, n, "the burst left a worker per parked task")
-	// Two sleeps: the first sets the low-water mark, the second trims
-	// what stayed idle in between.
 	for range 2 {
-		require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Sleep(time.Millisecond) }))
+		require.NoError(t, runTask(t, ex, sleep))
 	}
 	idle, trimmed := onExec(t, ex, ex.idleWorkersForTest), onExec(t, ex, ex.trimmedForTest)
 	require.LessOrEqual(t, idle, minIdle+2, "idle workers after the burst")
