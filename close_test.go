@@ -48,6 +48,19 @@ func sleepingInEnter(t *testing.T, r *uring.Ring) int32 {
 	}
 }
 
+// requireWaiterClosed fails unless the wait that reports on errc returned
+// ErrClosed (after Close returned; hangGuard only catches a waiter left
+// blocked).
+func requireWaiterClosed(t *testing.T, errc <-chan error) {
+	t.Helper()
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, uring.ErrClosed)
+	case <-time.After(hangGuard):
+		t.Fatal("Close returned but the waiter is still blocked")
+	}
+}
+
 // requireNoRingFd fails when fd is still an io_uring fd of this process.
 func requireNoRingFd(t *testing.T, fd int) {
 	t.Helper()
@@ -108,12 +121,7 @@ func closeWakes(t *testing.T, wait func(r *uring.Ring) error, signalOnly bool) (
 	go func() { errc <- wait(r) }()
 	sleepingInEnter(t, r)
 	require.NoError(t, r.Close())
-	select {
-	case err := <-errc:
-		require.ErrorIs(t, err, uring.ErrClosed)
-	case <-time.After(hangGuard):
-		t.Fatal("Close returned but the waiter is still blocked")
-	}
+	requireWaiterClosed(t, errc)
 	requireNoRingFd(t, fd)
 	require.Empty(t, uring.Waiters(r))
 	require.ErrorIs(t, r.Close(), uring.ErrClosed)

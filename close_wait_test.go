@@ -5,7 +5,6 @@ package uring_test
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -68,12 +67,7 @@ func TestCloseWakesWaiterOnRegisteredRing(t *testing.T) {
 		sleepingInEnter(t, r)
 		require.Empty(t, uring.Waiters(r), "the registering thread is known since New")
 		require.NoError(t, r.Close())
-		select {
-		case err := <-errc:
-			require.ErrorIs(t, err, uring.ErrClosed)
-		case <-time.After(hangGuard):
-			t.Fatal("Close returned but the waiter is still blocked")
-		}
+		requireWaiterClosed(t, errc)
 		cqeWakes, signals, _ := uring.CloseStats(r)
 		if signalOnly || !cqeWakeExists() {
 			require.Zero(t, cqeWakes)
