@@ -187,6 +187,9 @@ func enterError(errno unix.Errno) error {
 // Every ring-less post of the library is this call; the caller keeps fd
 // open and its number the target's across it.
 func SendMsgRing(fd int, msg *SQE) error {
+	if msg == nil {
+		return &os.SyscallError{Syscall: "io_uring_register SEND_MSG_RING: msg is nil", Err: unix.EINVAL}
+	}
 	msg.Fd = int32(fd)
 	_, err := Register(-1, RegisterSendMsgRing, msg, 1)
 	return err

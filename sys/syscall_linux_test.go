@@ -138,3 +138,17 @@ func TestMmapAnon(t *testing.T) {
 	require.NoError(t, Munmap(nil))
 	require.True(t, Supported)
 }
+
+// SendMsgRing answers a nil message with EINVAL naming it, and a bad
+// target fd with the kernel's answer (EBADF), or, before 6.13 (no
+// ring-less form), its EINVAL/EBADF for fd -1: never a panic.
+func TestSendMsgRingBadInput(t *testing.T) {
+	err := SendMsgRing(3, nil)
+	require.ErrorIs(t, err, unix.EINVAL)
+	require.ErrorContains(t, err, "msg is nil")
+	msg := SQE{Opcode: OpMsgRing, Addr: MsgData}
+	err = SendMsgRing(-1, &msg)
+	require.Error(t, err)
+	require.True(t, errors.Is(err, unix.EBADF) || errors.Is(err, unix.EINVAL), "got %v", err)
+	require.Equal(t, int32(-1), msg.Fd, "the target fd is written into the message")
+}
