@@ -50,12 +50,22 @@ func (q *fbReq) attempt(fd uintptr) bool {
 
 // initFallback registers s with Go's netpoller (the fallback backend, or
 // an io_uring executor without WithRingConnWaits). The socket becomes
-// non-blocking (the flag is the open file's).
-func (s *sock) initFallback() error {
-	fs, err := netpollFile(s.fd, "task-sock")
-	if err != nil {
-		return err
+// non-blocking (nonblock: it is already, as accept4 made it). From here
+// the netpoller's file owns the fd: it closes it (sock.close, or the
+// executor's Close), and every call on the fd goes through its RawConn,
+// which holds the fd open under the call, as net's own sockets do.
+func (s *sock) initFallback(nonblock bool) error {
+	if !nonblock {
+		if err := unix.SetNonblock(s.fd, true); err != nil {
+			return os.NewSyscallError("fcntl", err)
+		}
 	}
+	f := os.NewFile(uintptr(s.fd), "task-sock")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err // only for a nil file: the fd stays the sock's
+	}
+	fs := &fbSock{f: f, rc: rc}
 	fs.rd = fbReq{s: s, r: &s.rd}
 	fs.wr = fbReq{s: s, r: &s.wr}
 	fs.rd.fn, fs.wr.fn = fs.rd.attempt, fs.wr.attempt
@@ -67,7 +77,8 @@ func (s *sock) initFallback() error {
 }
 
 // netpollFile makes fd non-blocking (the open file's flag) and registers a
-// duplicate of it with Go's netpoller: readiness of the open file is
+// duplicate of it with Go's netpoller (a listener's: the listener keeps
+// its own fd for the ring's accepts): readiness of the open file is
 // readiness of both.
 func netpollFile(fd int, name string) (*fbSock, error) {
 	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
@@ -85,6 +96,28 @@ func netpollFile(fd int, name string) (*fbSock, error) {
 		return nil, err
 	}
 	return &fbSock{f: f, rc: rc}, nil
+}
+
+// closeFallback closes the netpoller's file, and with it the fd: the
+// waits in flight end, the calls in flight finish first. An fd the
+// executor's Close closed already is no error.
+func (s *sock) closeFallback() error {
+	s.ex.socks.drop(s.fb)
+	err := s.fb.f.Close()
+	var pe *os.PathError
+	switch {
+	case err == nil || errors.Is(err, os.ErrClosed):
+		return nil
+	case errors.As(err, &pe):
+		return pe.Err
+	}
+	return err
+}
+
+// fbControl runs fn on the fd under the netpoller file's RawConn (the fd
+// cannot be closed under it); false when the file is closed.
+func (s *sock) fbControl(fn func(fd int)) bool {
+	return s.fb.rc.Control(func(fd uintptr) { fn(int(fd)) }) == nil
 }
 
 // fbIO is io on the fallback: the operation on the caller's goroutine,
@@ -158,14 +191,6 @@ func (s *sock) fbCall(r *connReq, op reqOp, fd int, b []byte) (int, error) {
 		return unix.Sendfile(fd, r.spIn, &off, int(r.spLen))
 	case reqSplice:
 		in, out := r.spIn, r.spOut
-		if fd != s.fd { // the netpoller's duplicate stands for the socket
-			if in == s.fd {
-				in = fd
-			}
-			if out == s.fd {
-				out = fd
-			}
-		}
 		flags := 0
 		if in == fd || out == fd { // the socket's side waits in the netpoller
 			flags = unix.SPLICE_F_NONBLOCK

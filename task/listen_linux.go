@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/osfd"
 	"github.com/pure-uring/uring/sys"
 )
@@ -107,12 +108,14 @@ func (rt *Runtime) Listen(network, address string) (*Listener, error) {
 
 // acceptNetpoll is Accept from the caller's goroutine: accept4 on the
 // listening fd, waiting for readiness in the netpoller under the deadline.
-func (l *Listener) acceptNetpoll() (int, netip.AddrPort, error) {
+// flags are accept4's (SOCK_CLOEXEC is added).
+func (l *Listener) acceptNetpoll(flags int) (int, netip.AddrPort, error) {
 	var nfd int
-	var sa unix.Sockaddr
+	var peer netip.AddrPort
+	var scope uint32
 	var aerr error
 	err := l.np.rc.Read(func(uintptr) bool {
-		nfd, sa, aerr = unix.Accept4(l.fd, unix.SOCK_CLOEXEC)
+		nfd, peer, scope, aerr = fdio.Accept4(l.fd, flags|unix.SOCK_CLOEXEC)
 		switch aerr {
 		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
 			return false // wait (again): another acceptor took it, or the peer left
@@ -127,7 +130,10 @@ func (l *Listener) acceptNetpoll() (int, netip.AddrPort, error) {
 	case aerr != nil:
 		return -1, netip.AddrPort{}, os.NewSyscallError("accept4", aerr)
 	}
-	return nfd, sockaddrAddrPort(sa), nil
+	if scope != 0 {
+		peer = netip.AddrPortFrom(peer.Addr().WithZone(zoneName(scope)), peer.Port())
+	}
+	return nfd, peer, nil
 }
 
 // setTCPDefaults turns on what net turns on for every TCP connection:
@@ -152,11 +158,18 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 	var a acc
 	var err error
+	nonblock := false // the accepted fd is non-blocking
 	if l.np != nil {
 		if l.ctx.Err() != nil {
 			return nil, l.opErr(net.ErrClosed)
 		}
-		a.fd, a.peer, err = l.acceptNetpoll()
+		flags := 0
+		if nonblock = !ex.ringConns; nonblock {
+			// The conn will wait in the netpoller, which wants it
+			// non-blocking: set now, not with two fcntl(2) calls later.
+			flags = unix.SOCK_NONBLOCK
+		}
+		a.fd, a.peer, err = l.acceptNetpoll(flags)
 		if err != nil {
 			return nil, l.opErr(err)
 		}
@@ -197,7 +210,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return nil, l.opErr(err)
 		}
 	}
-	return newConn(ex, a.fd, l.network, laddr, raddr), nil
+	return newConn(ex, a.fd, l.network, laddr, raddr, nonblock), nil
 }
 
 func (l *Listener) opErr(err error) error {
@@ -419,9 +432,11 @@ func resolveTCP(ctx context.Context, network, address string) ([]netip.AddrPort,
 	return append(primaries, fallbacks...), nil
 }
 
-// dialOne connects a new TCP socket to ap through the ring (CONNECT, 5.5).
-// Its errors are net's: an *os.SyscallError for the kernel's answer, the
-// mapped context error when ctx ended it.
+// dialOne connects a new TCP socket to ap: from the caller's goroutine,
+// waiting in Go's netpoller as net does (connectNetpoll), or through the
+// ring (CONNECT, 5.5) on executors WithRingConnWaits. Its errors are
+// net's: an *os.SyscallError for the kernel's answer, the mapped context
+// error when ctx ended it.
 func (rt *Runtime) dialOne(ctx context.Context, network string, ap netip.AddrPort) (*Conn, error) {
 	for try := 0; ; try++ {
 		if ap.Addr().Is4In6() {
@@ -431,36 +446,54 @@ func (rt *Runtime) dialOne(ctx context.Context, network string, ap netip.AddrPor
 		if ap.Addr().Is4() {
 			dom = unix.AF_INET
 		}
-		fd, err := osfd.Socket(dom, unix.SOCK_STREAM, 0)
-		if err != nil {
-			return nil, err
-		}
-		_ = setTCPDefaults(fd)
 		ex := rt.Pick()
-		_, err = call(ctx, ex, func(t *T) (struct{}, error) { return struct{}{}, t.Connect(fd, ap) })
-		if err != nil {
-			_ = sys.Close(fd)
-			return nil, connectErr(err)
+		var c *Conn
+		var err error
+		if ex.ringConns {
+			c, err = connectRing(ctx, ex, network, dom, ap)
+		} else {
+			c, err = connectNetpoll(ctx, ex, network, dom, ap)
 		}
-		laddr, err := localAddr(fd, network)
 		if err != nil {
-			_ = sys.Close(fd)
 			return nil, err
 		}
 		// A connection to itself (no listener on a port the kernel also
 		// picked as the source): net closes it and tries again, twice.
-		if la, ok := laddr.(*net.TCPAddr); ok && try < 2 && la.AddrPort() == ap {
-			_ = sys.Close(fd)
+		if la, ok := c.laddr.(*net.TCPAddr); ok && try < 2 && la.AddrPort() == ap {
+			_ = c.Close()
 			continue
 		}
-		return newConn(ex, fd, network, laddr, net.TCPAddrFromAddrPort(ap)), nil
+		return c, nil
 	}
 }
 
-// connectErr is net's form of a failed connect: the context's error, or
-// the errno as an *os.SyscallError.
+// connectRing connects a new TCP socket through the ring (CONNECT).
+func connectRing(ctx context.Context, ex *Executor, network string, dom int, ap netip.AddrPort) (*Conn, error) {
+	fd, err := osfd.Socket(dom, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, err
+	}
+	_ = setTCPDefaults(fd)
+	_, err = call(ctx, ex, func(t *T) (struct{}, error) { return struct{}{}, t.Connect(fd, ap) })
+	if err != nil {
+		_ = sys.Close(fd)
+		return nil, connectErr(err)
+	}
+	laddr, err := localAddr(fd, network)
+	if err != nil {
+		_ = sys.Close(fd)
+		return nil, err
+	}
+	return newConn(ex, fd, network, laddr, net.TCPAddrFromAddrPort(ap), false), nil
+}
+
+// connectErr is net's form of a failed connect: the context's error,
+// net.ErrClosed when the runtime closed, or the errno as an
+// *os.SyscallError.
 func connectErr(err error) error {
 	switch {
+	case errors.Is(err, ErrClosed):
+		return net.ErrClosed // the runtime closed under the dial, as its sockets say
 	case errors.Is(err, context.DeadlineExceeded):
 		// Also when the ring's LINK_TIMEOUT fired before ctx's own timer.
 		return mapCtxErr(context.DeadlineExceeded)
@@ -494,5 +527,5 @@ func (rt *Runtime) dialUnix(ctx context.Context, network, address string) (net.C
 		_ = sys.Close(fd)
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
-	return newConn(rt.Pick(), fd, network, laddr, raddr), nil
+	return newConn(rt.Pick(), fd, network, laddr, raddr, false), nil
 }

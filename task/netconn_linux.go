@@ -89,12 +89,13 @@ type msgBufs struct {
 	name [128]byte // struct sockaddr_storage
 }
 
-func (s *sock) init(ex *Executor, fd int, network string, laddr, raddr net.Addr) {
+// init sets s up on executor ex; nonblock: fd is non-blocking already.
+func (s *sock) init(ex *Executor, fd int, network string, laddr, raddr net.Addr, nonblock bool) {
 	s.ex, s.fd, s.net, s.laddr, s.raddr = ex, fd, network, laddr, raddr
 	s.rd = connReq{s: s, op: reqRecv, done: make(chan struct{}, 1)}
 	s.wr = connReq{s: s, op: reqSend, done: make(chan struct{}, 1)}
 	if !ex.ringConns {
-		if err := s.initFallback(); err != nil {
+		if err := s.initFallback(nonblock); err != nil {
 			s.fbErr = err
 		}
 	}
@@ -228,11 +229,20 @@ func (s *sock) close(interrupt, more func()) error {
 	if interrupt != nil {
 		interrupt()
 	}
-	if s.fb != nil {
-		s.ex.socks.drop(s.fb)
-		_ = s.fb.f.Close() // ends the netpoller waits in flight
-	}
 	s.g.close()
+	if s.fb != nil {
+		// The file's Close ends the netpoller waits in flight, so that
+		// the direction mutexes come free, and closes the fd.
+		err := s.closeFallback()
+		s.rmu.Lock()
+		s.wmu.Lock()
+		if more != nil {
+			more()
+		}
+		s.wmu.Unlock()
+		s.rmu.Unlock()
+		return err
+	}
 	s.rmu.Lock()
 	s.wmu.Lock()
 	if more != nil {
@@ -285,11 +295,21 @@ func (s *sock) setDeadlines(t time.Time, read, write bool) error {
 // fn); a closed socket is net.ErrClosed, any error is wrapped as net
 // wraps option errors (Op "set" unless op names another).
 func (s *sock) guarded(op string, fn func(fd int) error) error {
-	if s.closed.Load() || !s.g.begin() {
+	if s.closed.Load() {
 		return s.opErr(op, net.ErrClosed)
 	}
-	err := fn(s.fd)
-	s.g.end()
+	var err error
+	if s.fb != nil {
+		if !s.fbControl(func(fd int) { err = fn(fd) }) {
+			return s.opErr(op, net.ErrClosed)
+		}
+	} else {
+		if !s.g.begin() {
+			return s.opErr(op, net.ErrClosed)
+		}
+		err = fn(s.fd)
+		s.g.end()
+	}
 	if err != nil {
 		return s.opErr(op, err)
 	}
@@ -312,9 +332,10 @@ type Conn struct {
 	chainCancel  atomic.Pointer[context.CancelFunc] // the splice chain in flight (spliceChains)
 }
 
-func newConn(ex *Executor, fd int, network string, laddr, raddr net.Addr) *Conn {
+// newConn makes the Conn of fd on ex; nonblock: fd is non-blocking.
+func newConn(ex *Executor, fd int, network string, laddr, raddr net.Addr, nonblock bool) *Conn {
 	c := &Conn{}
-	c.sock.init(ex, fd, network, laddr, raddr)
+	c.sock.init(ex, fd, network, laddr, raddr, nonblock)
 	return c
 }
 

@@ -538,24 +538,17 @@ func TestDialTriesEveryAddress(t *testing.T) {
 	require.Equal(t, "ip4 two.example", asked[1])
 }
 
-// A connect that cannot complete (the listener's accept queue is full,
-// so its SYNs go unanswered) ends at the context's deadline with net's
-// "i/o timeout", and a cancel ends it at once.
-func TestDialContextDeadline(t *testing.T) {
-	rt := newRuntime(t, 1)
+// fullListener is a listener whose accept queue is full, so that its
+// SYNs go unanswered and a connect to it waits; closed with the test.
+func fullListener(t *testing.T) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	rc, err := ln.(*net.TCPListener).SyscallConn()
 	require.NoError(t, err)
 	require.NoError(t, rc.Control(func(fd uintptr) { err = syscall.Listen(int(fd), 0) }))
 	require.NoError(t, err)
-	var held []net.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
 	// Fill the queue: connections that complete until one does not.
 	for i := 0; i < 8; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -564,8 +557,17 @@ func TestDialContextDeadline(t *testing.T) {
 		if err != nil {
 			break
 		}
-		held = append(held, c)
+		t.Cleanup(func() { c.Close() })
 	}
+	return ln
+}
+
+// A connect that cannot complete (the listener's accept queue is full,
+// so its SYNs go unanswered) ends at the context's deadline with net's
+// "i/o timeout", and a cancel ends it at once.
+func TestDialContextDeadline(t *testing.T) {
+	rt := newRuntime(t, 1)
+	ln := fullListener(t)
 	for i, dial := range []dialFunc{netDial, rt.Dial} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		_, err := dial(ctx, "tcp", ln.Addr().String())

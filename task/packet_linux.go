@@ -72,7 +72,7 @@ func (rt *Runtime) ListenPacket(network, address string) (*PacketConn, error) {
 			pc.family = unix.AF_INET6
 		}
 	}
-	pc.sock.init(rt.Pick(), fd, network, laddr, nil)
+	pc.sock.init(rt.Pick(), fd, network, laddr, nil, false)
 	pc.rd.m, pc.wr.m = &pc.rm, &pc.wm
 	return pc, nil
 }

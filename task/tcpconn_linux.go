@@ -3,6 +3,7 @@
 package task
 
 import (
+	"errors"
 	"math"
 	"net"
 	"os"
@@ -192,10 +193,12 @@ func (c *Conn) CloseWrite() error {
 
 // SyscallConn returns a raw connection, as net.TCPConn's does: Control
 // runs f with the fd held open; Read and Write run f until it returns
-// true, waiting in between (an io_uring POLL_ADD) until the socket is
-// readable or writable, under the read or write deadline. The socket is
-// in blocking mode (io_uring's operations need it so): a read or write
-// of f's own blocks its thread when nothing is ready.
+// true, waiting in between until the socket is readable or writable,
+// under the read or write deadline. Where the Conn waits in Go's
+// netpoller (the default) the socket is non-blocking and the waits are
+// the netpoller's, as net's; with WithRingConnWaits it is in blocking
+// mode and each wait is an io_uring POLL_ADD, so a read or write of f's
+// own blocks its thread when nothing is ready.
 func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 	if c == nil {
 		return nil, nilReceiver("Conn.SyscallConn")
@@ -208,7 +211,16 @@ type rawConn struct{ s *sock }
 
 func (rc *rawConn) Control(f func(fd uintptr)) error {
 	s := rc.s
-	if s.closed.Load() || !s.g.begin() {
+	if s.closed.Load() {
+		return s.opErr("raw-control", net.ErrClosed)
+	}
+	if s.fb != nil {
+		if !s.fbControl(func(fd int) { f(uintptr(fd)) }) {
+			return s.opErr("raw-control", net.ErrClosed)
+		}
+		return nil
+	}
+	if !s.g.begin() {
 		return s.opErr("raw-control", net.ErrClosed)
 	}
 	defer s.g.end()
@@ -220,6 +232,9 @@ func (rc *rawConn) Read(f func(fd uintptr) bool) error {
 	s := rc.s
 	s.rmu.Lock()
 	defer s.rmu.Unlock()
+	if s.fb != nil {
+		return rc.fbWait(s.fb.rc.Read, "raw-read", f)
+	}
 	return rc.wait(&s.rd, "raw-read", unix.POLLIN|unix.POLLRDHUP, f)
 }
 
@@ -227,7 +242,27 @@ func (rc *rawConn) Write(f func(fd uintptr) bool) error {
 	s := rc.s
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if s.fb != nil {
+		return rc.fbWait(s.fb.rc.Write, "raw-write", f)
+	}
 	return rc.wait(&s.wr, "raw-write", unix.POLLOUT, f)
+}
+
+// fbWait is Read or Write on a socket whose waits are the netpoller's:
+// the netpoller file's own (wait), which holds the fd open under f.
+func (rc *rawConn) fbWait(wait func(func(uintptr) bool) error, op string, f func(fd uintptr) bool) error {
+	s := rc.s
+	if s.closed.Load() || s.ex.closeReq.Load() {
+		return s.opErr(op, net.ErrClosed)
+	}
+	err := wait(f)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return s.opErr(op, os.ErrDeadlineExceeded)
+	}
+	return s.opErr(op, net.ErrClosed)
 }
 
 // wait runs f until it returns true, polling for events in between (the
