@@ -38,9 +38,10 @@
 //     Runtime.ListenPacket and PacketConn for udp and unixgram;
 //     Runtime.OpenFile and File. A Conn or PacketConn tries the socket from
 //     the calling goroutine and waits for readiness in Go's netpoller, as
-//     net does (measured faster than a hand-off to the executor);
+//     net does (measured faster than a hand-off to the executor); Accept
+//     and a TCP Dial's connect do the same;
 //     WithRingConnWaits posts what would block to the executor as a
-//     RECV/SEND/RECVMSG/SENDMSG/POLL_ADD request instead. io.Copy between
+//     RECV/SEND/RECVMSG/SENDMSG/POLL_ADD/ACCEPT/CONNECT request instead. io.Copy between
 //     Conns, Files and regular *os.Files goes through splice; never use
 //     them from a task).
 //   - Memory: every buffer, iovec, msghdr, sockaddr, timespec and path of an
