@@ -377,15 +377,41 @@ func TestSoakSQPollIdleGaps(t *testing.T) {
 		require.NoError(t, l.Run(func() { f = l.Ring().SQFlags() }))
 		return f
 	}
-	for g := 0; g < gaps; g++ {
-		asleep(g, loopFlags)
-		ctx, cancel := context.WithTimeout(context.Background(), opBound)
-		_, err := l.Do(ctx, func(s *sys.SQE) error { sqe.Nop(s); return nil })
-		cancel()
-		require.NoError(t, err, "gap %d: the loop did not wake its SQ thread", g)
+	// Each gap's NOP is prepared on the loop thread in the same Run that
+	// sees the SQ thread asleep: a Do from here would first wake a loop
+	// asleep in the kernel through the eventfd poll armed in its ring,
+	// whose completion runs on — and so wakes — the SQ thread, leaving the
+	// loop's submit nothing to wake (seen: 4 wakeups in 5 gaps).
+	type nopDone struct {
+		res     int32
+		wakeups uint64 // the loop's count when the CQE came
 	}
-	t.Logf("%d gaps; loop wakeups %d", gaps, l.Stats().SQWakeups)
-	require.GreaterOrEqual(t, l.Stats().SQWakeups, uint64(gaps), "each op after a gap woke the sleeping SQ thread")
+	for g := 0; g < gaps; g++ {
+		var sleeping bool
+		var before uint64
+		var prepErr error
+		done := make(chan nopDone, 1)
+		for try := 0; !sleeping; try++ {
+			require.Less(t, try, 100, "gap %d: the SQ thread never stayed asleep until the loop looked", g)
+			asleep(g, loopFlags)
+			require.NoError(t, l.Run(func() {
+				if sleeping = l.Ring().SQFlags()&sys.SQNeedWakeup != 0; !sleeping {
+					return // woken since: wait for the next sleep
+				}
+				before = l.Stats().SQWakeups
+				_, prepErr = l.Prep(poll.HandlerFunc(func(c *sys.CQE) { done <- nopDone{c.Res, l.Stats().SQWakeups} }),
+					func(s *sys.SQE) error { sqe.Nop(s); return nil })
+			}))
+			require.NoError(t, prepErr)
+		}
+		select {
+		case d := <-done:
+			require.Zero(t, d.res, "gap %d", g)
+			require.Greater(t, d.wakeups, before, "gap %d: the loop's submit woke the sleeping SQ thread", g)
+		case <-time.After(opBound):
+			t.Fatalf("gap %d: the loop did not wake its SQ thread", g)
+		}
+	}
 }
 
 // TestSoakIOPollWithoutPollQueues: reads on IOPOLL rings of a file whose
