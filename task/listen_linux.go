@@ -512,13 +512,25 @@ func (rt *Runtime) dialUnix(ctx context.Context, network, address string) (net.C
 	if err := ctx.Err(); err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: mapCtxErr(err)}
 	}
-	fd, err := osfd.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	// A Unix socket connects at once or fails (EAGAIN: the backlog is
+	// full), as net's does; no ring round trip. A conn that will wait in
+	// the netpoller is non-blocking from socket(2) on; one whose waits
+	// are the ring's stays blocking.
+	ex := rt.Pick()
+	nonblock := !ex.ringConns
+	typ := unix.SOCK_STREAM
+	if nonblock {
+		typ |= unix.SOCK_NONBLOCK
+	}
+	fd, err := osfd.Socket(unix.AF_UNIX, typ, 0)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
-	// A Unix socket connects at once or fails (EAGAIN: the backlog is
-	// full), as net's does; no ring round trip.
-	if err := osfd.ConnectNow(fd, &unix.SockaddrUnix{Name: address}); err != nil {
+	connect := osfd.ConnectNow
+	if nonblock {
+		connect = osfd.Connect
+	}
+	if err := connect(fd, &unix.SockaddrUnix{Name: address}); err != nil {
 		_ = sys.Close(fd)
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
@@ -527,5 +539,5 @@ func (rt *Runtime) dialUnix(ctx context.Context, network, address string) (net.C
 		_ = sys.Close(fd)
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
-	return newConn(rt.Pick(), fd, network, laddr, raddr, false), nil
+	return newConn(ex, fd, network, laddr, raddr, nonblock), nil
 }

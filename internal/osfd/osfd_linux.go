@@ -131,6 +131,10 @@ func ConnectNow(fd int, sa unix.Sockaddr) error {
 	return wrap("connect", cerr)
 }
 
+// Connect is connect(2), for a socket that connects at once or fails
+// (a non-blocking Unix socket).
+func Connect(fd int, sa unix.Sockaddr) error { return wrap("connect", unix.Connect(fd, sa)) }
+
 // Bind is bind(2).
 func Bind(fd int, sa unix.Sockaddr) error { return wrap("bind", unix.Bind(fd, sa)) }
 

@@ -4,6 +4,7 @@ package osfd
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -82,4 +83,21 @@ func TestConnectNow(t *testing.T) {
 	require.NoError(t, err)
 	defer unix.Close(fd2)
 	require.ErrorIs(t, ConnectNow(fd2, &unix.SockaddrUnix{Name: path + ".none"}), syscall.ENOENT)
+
+	// Connect on a socket that is non-blocking from socket(2): it stays so.
+	fd3, err := Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd3)
+	require.NoError(t, Connect(fd3, &unix.SockaddrUnix{Name: path}))
+	fl, err = unix.FcntlInt(uintptr(fd3), unix.F_GETFL, 0)
+	require.NoError(t, err)
+	require.NotZero(t, fl&unix.O_NONBLOCK)
+	c, err = ln.Accept()
+	require.NoError(t, err)
+	c.Close()
+	err = Connect(fd2, &unix.SockaddrUnix{Name: path + ".none"})
+	require.ErrorIs(t, err, syscall.ENOENT)
+	var se *os.SyscallError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, "connect", se.Syscall)
 }
