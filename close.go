@@ -291,7 +291,7 @@ func (r *Ring) PostWake(userData uint64) error { return r.PostCQE(userData, 0, 0
 // goes through here.
 func (r *Ring) PostCQE(userData uint64, res int32, msgFlags, cqeFlags uint32) error {
 	if msgFlags&^sys.MsgRingFlagsPass != 0 {
-		return &OptionError{Option: "PostCQE", Reason: "msgFlags has bits other than MsgRingFlagsPass"}
+		return argError("PostCQE", "msgFlags", "has bits other than MsgRingFlagsPass")
 	}
 	if !r.life.acquire() {
 		return ErrClosed
@@ -468,9 +468,9 @@ func registerOpError(op sys.RegisterOp, err error) error {
 func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	switch {
 	case sqEntries == 0 || sqEntries > MaxEntries:
-		return &OptionError{"sqEntries", "must be between 1 and 32768"}
+		return argError("Resize", "sqEntries", "must be between 1 and 32768")
 	case cqEntries != 0 && (cqEntries < sqEntries || cqEntries > MaxCQEntries):
-		return &OptionError{"cqEntries", "must be 0 or between sqEntries and 65536"}
+		return argError("Resize", "cqEntries", "must be 0 or between sqEntries and 65536")
 	case r.flags&sys.SetupNoMmap != 0:
 		return &OptionError{"Resize", "not supported on WithNoMmap rings"}
 	}

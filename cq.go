@@ -85,21 +85,33 @@ func (r *Ring) WaitCQEs(n uint32) (*sys.CQE, error) { return r.wait(n, -1, 0) }
 // WaitCQETimeout waits up to d for a CQE; ErrTimeout when none arrived. A
 // zero d does not block.
 func (r *Ring) WaitCQETimeout(d time.Duration) (*sys.CQE, error) {
-	return r.waitTimeout(1, d, 0)
+	return r.waitTimeout("WaitCQETimeout", 1, d, 0)
 }
 
 // WaitCQEsTimeout waits up to d for n CQEs. With minWait > 0 on kernels
 // with IORING_FEAT_MIN_TIMEOUT it returns after minWait as soon as any CQE
 // is ready (batching without stalling). ErrTimeout when none arrived.
 func (r *Ring) WaitCQEsTimeout(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
-	return r.waitTimeout(n, d, minWait)
+	return r.waitTimeout("WaitCQEsTimeout", n, d, minWait)
 }
 
-func (r *Ring) waitTimeout(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
-	if d < 0 {
-		return nil, &OptionError{"d", "negative timeout"}
+// waitTimeout is the timed waits of method fn, their durations checked.
+func (r *Ring) waitTimeout(fn string, n uint32, d, minWait time.Duration) (*sys.CQE, error) {
+	if err := checkWaitDurations(fn, d, minWait); err != nil {
+		return nil, err
 	}
 	return r.wait(n, d, minWait)
+}
+
+// checkWaitDurations refuses a negative timeout or minimum wait.
+func checkWaitDurations(fn string, d, minWait time.Duration) error {
+	switch {
+	case d < 0:
+		return argError(fn, "d", "= "+d.String()+" is negative")
+	case minWait < 0:
+		return argError(fn, "minWait", "= "+minWait.String()+" is negative")
+	}
+	return nil
 }
 
 // wait blocks until n CQE slots are ready, or d passes (d < 0: forever).

@@ -158,11 +158,14 @@ func (r *Ring) submit(waitNr uint32) (int, error) {
 // SubmitAndWaitTimeout submits and waits up to d for n CQEs; ErrTimeout
 // when fewer arrived. It returns how many SQEs were submitted.
 func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
+	if err := checkWaitDurations("SubmitAndWaitTimeout", d, 0); err != nil {
+		return 0, err // before the submit: nothing is lost
+	}
 	submitted, err := r.Submit()
 	if err != nil {
 		return submitted, err
 	}
-	_, err = r.waitTimeout(n, d, 0)
+	_, err = r.waitTimeout("SubmitAndWaitTimeout", n, d, 0)
 	return submitted, err
 }
 
