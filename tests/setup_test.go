@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -75,6 +76,7 @@ func hugeRingENOMEM(t *testing.T, opts []uring.Option) {
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
 
+	spareThreads(4)
 	before := testutil.Take()
 	var old unix.Rlimit
 	require.NoError(t, unix.Getrlimit(unix.RLIMIT_AS, &old))
@@ -90,6 +92,29 @@ func hugeRingENOMEM(t *testing.T, opts []uring.Option) {
 	require.NotErrorIs(t, err, uring.ErrUnsupported)
 	t.Logf("error: %v", err)
 	require.Empty(t, testutil.Leaked(before), "a failed New leaves no fd or mapping")
+}
+
+// spareThreads leaves n idle OS threads with the Go runtime, so that the
+// section run under a tight RLIMIT_AS need not create one: a syscall that
+// blocks hands its P to another thread, and a new thread's stack would not
+// fit (seen under -race: "runtime/cgo: pthread_create failed", an abort).
+func spareThreads(n int) {
+	var ready, done sync.WaitGroup
+	release := make(chan struct{})
+	ready.Add(n)
+	done.Add(n)
+	for i := 0; i < n; i++ {
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread() // each holds its own thread until released
+			ready.Done()
+			<-release
+			runtime.UnlockOSThread() // the thread goes idle, not away
+		}()
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
 }
 
 // TestMissingOpcodeRejectedBeforeSubmit: an opcode this kernel lacks (the
