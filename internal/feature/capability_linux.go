@@ -100,7 +100,7 @@ var capProbes = [capCount]func(Capability) error{
 		}
 		return onRing(c, sys.Params{}, func(r *probeRing) error {
 			br := sys.BufReg{RingEntries: 1, Flags: sys.PbufRingMmap}
-			_, err := sys.Register(r.fd, sys.RegisterPbufRing, &br, 1)
+			_, err := register(r.fd, sys.RegisterPbufRing, &br, 1)
 			return answer(c.feature(), c.Since(), err)
 		})
 	},
@@ -114,7 +114,7 @@ var capProbes = [capCount]func(Capability) error{
 				return err
 			}
 			br := sys.BufReg{RingAddr: sys.SliceAddr(b), RingEntries: 1, Flags: sys.PbufRingInc}
-			_, err = sys.Register(r.fd, sys.RegisterPbufRing, &br, 1)
+			_, err = register(r.fd, sys.RegisterPbufRing, &br, 1)
 			return answer(c.feature(), c.Since(), err)
 		})
 	},
@@ -159,14 +159,14 @@ var capProbes = [capCount]func(Capability) error{
 	CapSparseFiles: func(c Capability) error {
 		return onRing(c, sys.Params{}, func(r *probeRing) error {
 			rr := sys.RsrcRegister{Nr: 1, Flags: sys.RsrcRegisterSparse}
-			_, err := sys.Register(r.fd, sys.RegisterFiles2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
+			_, err := register(r.fd, sys.RegisterFiles2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
 			return answer(c.feature(), c.Since(), err)
 		})
 	},
 	CapSparseBuffers: func(c Capability) error {
 		return onRing(c, sys.Params{}, func(r *probeRing) error {
 			rr := sys.RsrcRegister{Nr: 1, Flags: sys.RsrcRegisterSparse}
-			_, err := sys.Register(r.fd, sys.RegisterBuffers2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
+			_, err := register(r.fd, sys.RegisterBuffers2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
 			return answer(c.feature(), c.Since(), err)
 		})
 	},
@@ -195,7 +195,7 @@ var capProbes = [capCount]func(Capability) error{
 		}
 		return onRing(c, sys.Params{}, func(r *probeRing) error {
 			n := sys.NAPI{Opcode: sys.NAPIRegisterOp, OpParam: sys.NAPITrackingStatic}
-			_, err := sys.Register(r.fd, sys.RegisterNAPI, &n, 1)
+			_, err := register(r.fd, sys.RegisterNAPI, &n, 1)
 			return answer(c.feature(), c.Since(), err)
 		})
 	},

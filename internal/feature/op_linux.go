@@ -28,7 +28,7 @@ func Op(op sys.Op) error {
 			return unwrapTransient(plainRingFailed(opFeature(op), err))
 		}
 		var p sys.Probe
-		_, err = sys.Register(r.fd, sys.RegisterProbe, &p, uint32(len(p.Ops)))
+		_, err = register(r.fd, sys.RegisterProbe, &p, uint32(len(p.Ops)))
 		r.close()
 		switch {
 		case err == nil:

@@ -125,7 +125,7 @@ func regFn[T any](op sys.RegisterOp, arg func(r *probeRing) (*T, uint32, error))
 		if err != nil {
 			return err
 		}
-		_, err = sys.Register(r.fd, op, a, nr)
+		_, err = register(r.fd, op, a, nr)
 		return err
 	}
 }
@@ -168,7 +168,7 @@ func (r *probeRing) files2() error {
 	fds := []int32{efd}
 	r.pin.Pin(&fds[0])
 	rr := sys.RsrcRegister{Nr: 1, Data: sys.SliceAddr(fds)}
-	_, err = sys.Register(r.fd, sys.RegisterFiles2, &rr, uint32(unsafe.Sizeof(rr)))
+	_, err = register(r.fd, sys.RegisterFiles2, &rr, uint32(unsafe.Sizeof(rr)))
 	return err
 }
 
@@ -178,7 +178,7 @@ func (r *probeRing) buffers2() error {
 		return err
 	}
 	rr := sys.RsrcRegister{Nr: 1, Data: sys.PtrAddr(iov)}
-	_, err = sys.Register(r.fd, sys.RegisterBuffers2, &rr, uint32(unsafe.Sizeof(rr)))
+	_, err = register(r.fd, sys.RegisterBuffers2, &rr, uint32(unsafe.Sizeof(rr)))
 	return err
 }
 
@@ -187,7 +187,7 @@ func (r *probeRing) buffers() error {
 	if err != nil {
 		return err
 	}
-	_, err = sys.Register(r.fd, sys.RegisterBuffers, iov, 1)
+	_, err = register(r.fd, sys.RegisterBuffers, iov, 1)
 	return err
 }
 
@@ -197,7 +197,7 @@ func (r *probeRing) pbufRing() error {
 		return err
 	}
 	br := sys.BufReg{RingAddr: sys.SliceAddr(b), RingEntries: 1}
-	_, err = sys.Register(r.fd, sys.RegisterPbufRing, &br, 1)
+	_, err = register(r.fd, sys.RegisterPbufRing, &br, 1)
 	return err
 }
 
@@ -237,7 +237,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		if err != nil {
 			return err
 		}
-		if _, err := sys.Register(r.fd, sys.RegisterEventfd, &efd, 1); err != nil {
+		if _, err := register(r.fd, sys.RegisterEventfd, &efd, 1); err != nil {
 			return prereq("REGISTER_EVENTFD", err)
 		}
 		return noneArg(r, sys.UnregisterEventfd, 0)
@@ -249,7 +249,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		fds := []int32{-1}
 		r.pin.Pin(&fds[0])
 		fu := sys.FilesUpdate{Fds: sys.SliceAddr(fds)}
-		_, err := sys.Register(r.fd, sys.RegisterFilesUpdate, &fu, 1)
+		_, err := register(r.fd, sys.RegisterFilesUpdate, &fu, 1)
 		return err
 	}},
 	sys.RegisterEventfdAsync: {run: regFn(sys.RegisterEventfdAsync, func(r *probeRing) (*int32, uint32, error) {
@@ -287,7 +287,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		fds := []int32{-1}
 		r.pin.Pin(&fds[0])
 		u := sys.RsrcUpdate2{Data: sys.SliceAddr(fds), Nr: 1}
-		_, err := sys.Register(r.fd, sys.RegisterFilesUpdate2, &u, uint32(unsafe.Sizeof(u)))
+		_, err := register(r.fd, sys.RegisterFilesUpdate2, &u, uint32(unsafe.Sizeof(u)))
 		return err
 	}},
 	sys.RegisterBuffers2: {run: (*probeRing).buffers2},
@@ -300,7 +300,7 @@ var regTries = map[sys.RegisterOp]regTry{
 			return err
 		}
 		u := sys.RsrcUpdate2{Data: sys.PtrAddr(iov), Nr: 1}
-		_, err = sys.Register(r.fd, sys.RegisterBuffersUpdate, &u, uint32(unsafe.Sizeof(u)))
+		_, err = register(r.fd, sys.RegisterBuffersUpdate, &u, uint32(unsafe.Sizeof(u)))
 		return err
 	}},
 	sys.RegisterIOWQAff: {run: func(r *probeRing) error {
@@ -311,7 +311,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		if err := unix.SchedGetaffinity(0, &set); err != nil {
 			return fmt.Errorf("sched_getaffinity: %w", err)
 		}
-		_, err := sys.Register(r.fd, sys.RegisterIOWQAff, &set, uint32(unsafe.Sizeof(set)))
+		_, err := register(r.fd, sys.RegisterIOWQAff, &set, uint32(unsafe.Sizeof(set)))
 		return err
 	}},
 	sys.UnregisterIOWQAff: {run: func(r *probeRing) error {
@@ -333,7 +333,7 @@ var regTries = map[sys.RegisterOp]regTry{
 			return prereq("REGISTER_RING_FDS", err)
 		}
 		u := sys.RsrcUpdate{Offset: uint32(idx)}
-		_, err = sys.Register(r.fd, sys.UnregisterRingFds, &u, 1)
+		_, err = register(r.fd, sys.UnregisterRingFds, &u, 1)
 		if err == nil {
 			r.reg = -1
 		}
@@ -344,7 +344,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		if err := r.pbufRing(); err != nil {
 			return prereq("REGISTER_PBUF_RING", err)
 		}
-		_, err := sys.Register(r.fd, sys.UnregisterPbufRing, &sys.BufReg{}, 1)
+		_, err := register(r.fd, sys.UnregisterPbufRing, &sys.BufReg{}, 1)
 		return err
 	}},
 	sys.RegisterSyncCancel: {ok: []unix.Errno{unix.ENOENT}, run: regFn(sys.RegisterSyncCancel, func(r *probeRing) (*sys.SyncCancelReg, uint32, error) {
@@ -354,14 +354,14 @@ var regTries = map[sys.RegisterOp]regTry{
 		if err := r.files(); err != nil {
 			return err
 		}
-		_, err := sys.Register(r.fd, sys.RegisterFileAllocRange, &sys.FileIndexRange{Len: 1}, 0)
+		_, err := register(r.fd, sys.RegisterFileAllocRange, &sys.FileIndexRange{Len: 1}, 0)
 		return err
 	}},
 	sys.RegisterPbufStatus: {run: func(r *probeRing) error {
 		if err := r.pbufRing(); err != nil {
 			return prereq("REGISTER_PBUF_RING", err)
 		}
-		_, err := sys.Register(r.fd, sys.RegisterPbufStatus, &sys.BufStatus{}, 1)
+		_, err := register(r.fd, sys.RegisterPbufStatus, &sys.BufStatus{}, 1)
 		return err
 	}},
 	sys.RegisterNAPI: {run: regFn(sys.RegisterNAPI, func(r *probeRing) (*sys.NAPI, uint32, error) {
@@ -382,12 +382,12 @@ var regTries = map[sys.RegisterOp]regTry{
 		if err := src.buffers(); err != nil {
 			return prereq("REGISTER_BUFFERS", err)
 		}
-		_, err = sys.Register(r.fd, sys.RegisterCloneBuffers, &sys.CloneBuffers{SrcFd: uint32(src.fd)}, 1)
+		_, err = register(r.fd, sys.RegisterCloneBuffers, &sys.CloneBuffers{SrcFd: uint32(src.fd)}, 1)
 		return err
 	}},
 	sys.RegisterSendMsgRing: {no: []unix.Errno{unix.EBADF}, run: func(r *probeRing) error {
 		sqe := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(r.fd), Addr: sys.MsgData, Off: 0xfeedface}
-		_, err := sys.Register(-1, sys.RegisterSendMsgRing, &sqe, 1)
+		_, err := register(-1, sys.RegisterSendMsgRing, &sqe, 1)
 		return err
 	}},
 	sys.RegisterZcrxIfq: {flags: sys.SetupSingleIssuer | sys.SetupDeferTaskrun | sys.SetupCQE32,
@@ -397,7 +397,7 @@ var regTries = map[sys.RegisterOp]regTry{
 				return fmt.Errorf("mmap: %w", err)
 			}
 			defer unix.Munmap(none)
-			_, err = sys.Register(r.fd, sys.RegisterZcrxIfq, &none[0], 1)
+			_, err = register(r.fd, sys.RegisterZcrxIfq, &none[0], 1)
 			return err
 		}},
 	sys.RegisterResizeRings: {flags: sys.SetupSingleIssuer | sys.SetupDeferTaskrun,
@@ -411,7 +411,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		}
 		rd := &sys.RegionDesc{UserAddr: sys.SliceAddr(b), Size: uint64(len(b)), Flags: sys.MemRegionTypeUser}
 		r.pin.Pin(rd)
-		_, err = sys.Register(r.fd, sys.RegisterMemRegion, &sys.MemRegionReg{RegionUptr: sys.PtrAddr(rd)}, 1)
+		_, err = register(r.fd, sys.RegisterMemRegion, &sys.MemRegionReg{RegionUptr: sys.PtrAddr(rd)}, 1)
 		return err
 	}},
 	sys.RegisterQuery: {no: []unix.Errno{unix.EBADF}, run: func(r *probeRing) error {
@@ -423,7 +423,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		if err != nil {
 			return prereq("REGISTER_RING_FDS", err)
 		}
-		_, err = sys.Register(idx, sys.RegisterProbe|sys.RegisterUseRegisteredRing, new(sys.Probe), 256)
+		_, err = register(idx, sys.RegisterProbe|sys.RegisterUseRegisteredRing, new(sys.Probe), 256)
 		return err
 	}},
 }
@@ -445,7 +445,7 @@ func query() (sys.QueryOpcode, error) {
 	q := new(sys.QueryOpcode)
 	pin.Pin(q)
 	hdr := sys.QueryHdr{QueryOp: sys.QueryOpcodes, Size: uint32(unsafe.Sizeof(*q)), QueryData: sys.PtrAddr(q)}
-	if _, err := sys.Register(-1, sys.RegisterQuery, &hdr, 0); err != nil {
+	if _, err := register(-1, sys.RegisterQuery, &hdr, 0); err != nil {
 		return sys.QueryOpcode{}, err
 	}
 	if hdr.Result != 0 {

@@ -81,7 +81,7 @@ func (r *probeRing) anon(n int) ([]byte, error) {
 // ring table (REGISTER_RING_FDS) and returns the index.
 func (r *probeRing) registerSelf() (int, error) {
 	upd := sys.RsrcUpdate{Offset: ^uint32(0), Data: uint64(r.fd)}
-	if _, err := sys.Register(r.fd, sys.RegisterRingFds, &upd, 1); err != nil {
+	if _, err := register(r.fd, sys.RegisterRingFds, &upd, 1); err != nil {
 		return -1, err
 	}
 	r.reg = int(upd.Offset)
@@ -116,7 +116,7 @@ func (r *probeRing) submitNop() error {
 func (r *probeRing) close() {
 	if r.reg >= 0 {
 		upd := sys.RsrcUpdate{Offset: uint32(r.reg)}
-		sys.Register(r.reg, sys.UnregisterRingFds|sys.RegisterUseRegisteredRing, &upd, 1)
+		register(r.reg, sys.UnregisterRingFds|sys.RegisterUseRegisteredRing, &upd, 1)
 		r.reg = -1
 	}
 	for _, m := range r.maps {
@@ -181,4 +181,17 @@ func plainRingFailed(what string, err error) error {
 func lockThread() func() {
 	runtime.LockOSThread()
 	return runtime.UnlockOSThread
+}
+
+// register is sys.Register for a probe's own ring, made again on EINTR:
+// 5.10–5.12 quiesce the ring for most register opcodes and wait for it
+// interruptibly, so a signal (Go's preemption) ends the call with EINTR
+// before it did anything. Nothing else interrupts a probe ring's calls.
+func register[T any](fd int, op sys.RegisterOp, arg *T, nrArgs uint32) (int, error) {
+	for {
+		n, err := sys.Register(fd, op, arg, nrArgs)
+		if errnoOf(err) != unix.EINTR {
+			return n, err
+		}
+	}
 }
