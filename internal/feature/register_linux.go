@@ -156,7 +156,8 @@ func (r *probeRing) files() error {
 	if err != nil {
 		return err
 	}
-	_, err = sys.RegisterSlice(r.fd, sys.RegisterFiles, []int32{efd})
+	fds := []int32{efd}
+	_, err = register(r.fd, sys.RegisterFiles, &fds[0], 1)
 	return prereq("REGISTER_FILES", err)
 }
 
@@ -203,7 +204,7 @@ func (r *probeRing) pbufRing() error {
 
 // noneArg calls op with no argument and nrArgs.
 func noneArg(r *probeRing, op sys.RegisterOp, nrArgs uint32) error {
-	_, err := sys.Register[byte](r.fd, op, nil, nrArgs)
+	_, err := register[byte](r.fd, op, nil, nrArgs)
 	return err
 }
 
@@ -260,14 +261,14 @@ var regTries = map[sys.RegisterOp]regTry{
 		return new(sys.Probe), 256, nil
 	})},
 	sys.RegisterPersonality: {run: func(r *probeRing) error {
-		id, err := sys.Register[byte](r.fd, sys.RegisterPersonality, nil, 0)
+		id, err := register[byte](r.fd, sys.RegisterPersonality, nil, 0)
 		if err == nil {
 			noneArg(r, sys.UnregisterPersonality, uint32(id))
 		}
 		return err
 	}},
 	sys.UnregisterPersonality: {run: func(r *probeRing) error {
-		id, err := sys.Register[byte](r.fd, sys.RegisterPersonality, nil, 0)
+		id, err := register[byte](r.fd, sys.RegisterPersonality, nil, 0)
 		if err != nil {
 			return prereq("REGISTER_PERSONALITY", err)
 		}
