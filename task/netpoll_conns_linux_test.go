@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -24,11 +25,17 @@ func holdExecutor(t *testing.T, ex *Executor) {
 
 // Accept, Dial, Write, Read and Close of the runtime's TCP conns run on
 // the caller's goroutine and wait in Go's netpoller, as net's do: they
-// complete while the runtime's only executor is held busy. (With
-// WithRingConnWaits each waits for the executor; that backend's run
-// leaves this test out.)
+// complete while the runtime's only executor is held busy. With
+// WithRingConnWaits each would wait for the executor, so that backend's
+// run checks the default (io_uring, netpoller waits) instead.
 func TestNetpollConnsNeedNoExecutor(t *testing.T) {
-	rt := newRuntime(t, 1)
+	opts := backendOpts()
+	if os.Getenv(backendEnv) == ringConnsBackend {
+		opts = nil
+	}
+	rt, err := NewRuntime(1, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close()) })
 	ln, err := rt.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
