@@ -44,6 +44,14 @@ func zoneName(i uint32) string {
 	return strconv.FormatUint(uint64(i), 10)
 }
 
+// zoned is ap with the zone of IPv6 scope (interface index; 0: none).
+func zoned(ap netip.AddrPort, scope uint32) netip.AddrPort {
+	if scope == 0 {
+		return ap
+	}
+	return netip.AddrPortFrom(ap.Addr().WithZone(zoneName(scope)), ap.Port())
+}
+
 // sockaddrAddr is sa as the net.Addr of network (nil for nil).
 func sockaddrAddr(network string, sa unix.Sockaddr) net.Addr {
 	switch sa := sa.(type) {

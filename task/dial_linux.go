@@ -99,7 +99,7 @@ func connectNetpoll(ctx context.Context, ex *Executor, network string, dom int, 
 		return nil, os.NewSyscallError("connect", cerr)
 	}
 	_ = f.SetWriteDeadline(time.Time{})
-	if !c.fbControl(func(fd int) { c.laddr, err = localAddr(fd, network) }) {
+	if !c.control(func(fd int) { c.laddr, err = localAddr(fd, network) }) {
 		err = net.ErrClosed // the runtime closed the executor's sockets
 	}
 	if err != nil {

@@ -265,10 +265,10 @@ func (t *T) fbAccept(fd int, flags int) (int, netip.AddrPort, error) {
 		if _, err := t.fbReady("accept", fd, unix.POLLIN, pollIn); err != nil {
 			return -1, netip.AddrPort{}, err
 		}
-		nfd, peer, _, err := fdio.Accept4(fd, flags|unix.SOCK_CLOEXEC)
+		nfd, peer, scope, err := fdio.Accept4(fd, flags|unix.SOCK_CLOEXEC)
 		switch err {
 		case nil:
-			return nfd, peer, nil
+			return nfd, zoned(peer, scope), nil
 		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
 			continue // another acceptor took it, or the peer left: wait again
 		}

@@ -114,10 +114,18 @@ func (s *sock) closeFallback() error {
 	return err
 }
 
-// fbControl runs fn on the fd under the netpoller file's RawConn (the fd
-// cannot be closed under it); false when the file is closed.
-func (s *sock) fbControl(fn func(fd int)) bool {
-	return s.fb.rc.Control(func(fd uintptr) { fn(int(fd)) }) == nil
+// netpollErr is the cause a netpoller RawConn's Read or Write ended
+// with: os.ErrDeadlineExceeded for its deadline, net.ErrClosed for any
+// other error (its file closed: the socket, listener or runtime is
+// closing); nil for nil.
+func netpollErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return os.ErrDeadlineExceeded
+	}
+	return net.ErrClosed
 }
 
 // fbIO is io on the fallback: the operation on the caller's goroutine,
@@ -149,11 +157,8 @@ func (s *sock) fbIO(r *connReq, name string, op reqOp, b []byte) (int, error) {
 		} else {
 			err = s.fb.rc.Write(q.fn)
 		}
-		switch {
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return 0, os.ErrDeadlineExceeded
-		case err != nil: // the netpoller's file closed: the sock is closing
-			return 0, net.ErrClosed
+		if err := netpollErr(err); err != nil {
+			return 0, err
 		}
 	}
 	if q.err != nil {

@@ -122,18 +122,13 @@ func (l *Listener) acceptNetpoll(flags int) (int, netip.AddrPort, error) {
 		}
 		return true
 	})
-	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return -1, netip.AddrPort{}, os.ErrDeadlineExceeded
-	case err != nil: // the netpoller's file closed: the listener or runtime is closing
-		return -1, netip.AddrPort{}, net.ErrClosed
-	case aerr != nil:
+	if err := netpollErr(err); err != nil {
+		return -1, netip.AddrPort{}, err
+	}
+	if aerr != nil {
 		return -1, netip.AddrPort{}, os.NewSyscallError("accept4", aerr)
 	}
-	if scope != 0 {
-		peer = netip.AddrPortFrom(peer.Addr().WithZone(zoneName(scope)), peer.Port())
-	}
-	return nfd, peer, nil
+	return nfd, zoned(peer, scope), nil
 }
 
 // setTCPDefaults turns on what net turns on for every TCP connection:

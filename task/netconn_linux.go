@@ -291,24 +291,31 @@ func (s *sock) setDeadlines(t time.Time, read, write bool) error {
 	return nil
 }
 
-// guarded runs fn on the fd under the guard (it cannot be closed under
-// fn); a closed socket is net.ErrClosed, any error is wrapped as net
-// wraps option errors (Op "set" unless op names another).
-func (s *sock) guarded(op string, fn func(fd int) error) error {
+// control runs fn on the fd, which cannot be closed under it: through
+// the netpoller file's RawConn where the sock has one, else under the
+// guard. False, without calling fn, once the socket is closed.
+func (s *sock) control(fn func(fd int)) bool {
 	if s.closed.Load() {
-		return s.opErr(op, net.ErrClosed)
+		return false
 	}
-	var err error
 	if s.fb != nil {
-		if !s.fbControl(func(fd int) { err = fn(fd) }) {
-			return s.opErr(op, net.ErrClosed)
-		}
-	} else {
-		if !s.g.begin() {
-			return s.opErr(op, net.ErrClosed)
-		}
-		err = fn(s.fd)
-		s.g.end()
+		return s.fb.rc.Control(func(fd uintptr) { fn(int(fd)) }) == nil
+	}
+	if !s.g.begin() {
+		return false
+	}
+	defer s.g.end()
+	fn(s.fd)
+	return true
+}
+
+// guarded runs fn on the fd (control); a closed socket is net.ErrClosed,
+// any error is wrapped as net wraps option errors (Op "set" unless op
+// names another).
+func (s *sock) guarded(op string, fn func(fd int) error) error {
+	var err error
+	if !s.control(func(fd int) { err = fn(fd) }) {
+		return s.opErr(op, net.ErrClosed)
 	}
 	if err != nil {
 		return s.opErr(op, err)

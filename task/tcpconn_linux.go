@@ -3,7 +3,6 @@
 package task
 
 import (
-	"errors"
 	"math"
 	"net"
 	"os"
@@ -210,21 +209,9 @@ func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 type rawConn struct{ s *sock }
 
 func (rc *rawConn) Control(f func(fd uintptr)) error {
-	s := rc.s
-	if s.closed.Load() {
-		return s.opErr("raw-control", net.ErrClosed)
+	if !rc.s.control(func(fd int) { f(uintptr(fd)) }) {
+		return rc.s.opErr("raw-control", net.ErrClosed)
 	}
-	if s.fb != nil {
-		if !s.fbControl(func(fd int) { f(uintptr(fd)) }) {
-			return s.opErr("raw-control", net.ErrClosed)
-		}
-		return nil
-	}
-	if !s.g.begin() {
-		return s.opErr("raw-control", net.ErrClosed)
-	}
-	defer s.g.end()
-	f(uintptr(s.fd))
 	return nil
 }
 
@@ -255,14 +242,10 @@ func (rc *rawConn) fbWait(wait func(func(uintptr) bool) error, op string, f func
 	if s.closed.Load() || s.ex.closeReq.Load() {
 		return s.opErr(op, net.ErrClosed)
 	}
-	err := wait(f)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return s.opErr(op, os.ErrDeadlineExceeded)
+	if err := netpollErr(wait(f)); err != nil {
+		return s.opErr(op, err)
 	}
-	return s.opErr(op, net.ErrClosed)
+	return nil
 }
 
 // wait runs f until it returns true, polling for events in between (the
