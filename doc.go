@@ -17,6 +17,17 @@
 //   - SINGLE_ISSUER, DEFER_TASKRUN and a registered ring fd tie the ring
 //     to one OS thread: create and use such a ring from a goroutine that
 //     called runtime.LockOSThread.
+//   - A request belongs to the thread that submitted it (the SQPOLL
+//     thread's, on SQPOLL rings). When that thread exits, the kernel
+//     cancels its requests still pending (-ECANCELED when their data comes,
+//     on every kernel), and Go ends a thread when a goroutine returns while
+//     locked to it (runtime.LockOSThread without UnlockOSThread). So submit
+//     from a goroutine locked to its thread that unlocks (or stays) until
+//     its last CQE, and never let a goroutine return locked while another
+//     may have submitted from its thread. And call reg.StartIOWorkers on
+//     each submitting thread: the kernel can cancel the requests that wait
+//     for a thread's first io-wq worker when a signal interrupts its start.
+//     Packages poll and task follow both rules on their own threads.
 //   - Memory an SQE points at (buffers, iovecs, timespecs, paths) belongs
 //     to the caller and must stay reachable and pinned until its CQE; the
 //     sqe package documents what each op holds, and the task layer does it

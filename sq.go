@@ -12,7 +12,8 @@ import (
 
 // GetSQE hands out the next SQE, zeroed, or ErrSQFull when every SQE is
 // handed out and not yet consumed by the kernel. It publishes nothing:
-// Submit does.
+// Submit does. The request is the submitting thread's (see the package
+// overview): keep that thread alive until its CQE.
 func (r *Ring) GetSQE() (*sys.SQE, error) {
 	if r.closed.Load() {
 		return nil, ErrClosed
@@ -91,6 +92,11 @@ func (r *Ring) cqNeedsEnter() bool {
 // with SQPOLL, wakes its thread only if it sleeps). It returns how many SQEs
 // the kernel consumed; fewer than handed out means one failed to prepare
 // (its CQE says why) and the rest wait for the next Submit.
+//
+// The requests become the calling thread's: if it exits before their
+// CQEs (a goroutine that returns while locked to it ends it), the kernel
+// cancels them. A CQE of -ECANCELED that nobody asked for means the
+// request never ran; see the package overview and reg.StartIOWorkers.
 func (r *Ring) Submit() (int, error) { return r.submit(0) }
 
 // SubmitAndWait submits and waits until at least n CQEs are ready.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -101,6 +102,13 @@ func NewCore(opts ...Option) (*Core, error) {
 	c.sqpoll = fl&sys.SetupSQPoll != 0
 	c.canFlag = fl&sys.SetupDeferTaskrun == 0 || fl&sys.SetupTaskrunFlag != 0
 	c.cqes = make([]sys.CQE, min(r.CQEntries(), 4096))
+	if !c.sqpoll && !c.iopoll && fl&sys.SetupRDisabled == 0 {
+		// A cold io-wq can cancel the owner's requests (see
+		// reg.StartIOWorkers); without workers the Core still works. Not on
+		// IOPOLL rings: on one with DEFER_TASKRUN and TASKRUN_FLAG, 6.18's
+		// wait for the two io-wq completions never returned (one CQE in).
+		_ = reg.StartIOWorkers(r)
+	}
 	for len(c.slots) < cfg.Slots {
 		c.grow()
 	}

@@ -17,11 +17,18 @@ func TestAwaitAllocs(t *testing.T) {
 	err := runTask(t, ex, func(tk *T) error {
 		buf := make([]byte, 64)
 		msg := []byte("x")
-		// Warm up: slots, pinner, queues.
+		// Warm up: slots, pinner, queues. Each result is checked: a lost
+		// write would leave the read below waiting for ever.
 		for i := 0; i < 10; i++ {
-			_ = tk.Nop()
-			_, _ = tk.Write(w, msg, CurrentPos)
-			_, _ = tk.Read(r, buf, CurrentPos)
+			if err := tk.Nop(); err != nil {
+				return err
+			}
+			if _, err := tk.Write(w, msg, CurrentPos); err != nil {
+				return err
+			}
+			if _, err := tk.Read(r, buf, CurrentPos); err != nil {
+				return err
+			}
 		}
 		nop = testing.AllocsPerRun(200, func() { _ = tk.Nop() })
 		write = testing.AllocsPerRun(200, func() { _, _ = tk.Write(w, msg, CurrentPos) })

@@ -225,9 +225,14 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 }
 
 func (ex *Executor) main(c *config, started chan<- error) {
-	// Never unlocked: the thread ends with this goroutine, so nothing else
-	// ever runs on the thread that owns a SINGLE_ISSUER ring.
+	// Unlocked only once the ring is closed: while the executor runs,
+	// nothing else runs on the thread of its SINGLE_ISSUER ring. The thread
+	// then goes back to Go instead of exiting with this goroutine: the
+	// kernel cancels the pending requests of a thread that exits, and
+	// other goroutines may have submitted to their own rings from this
+	// thread before the executor locked it (tests.TestThreadExitCancelsItsRequests).
 	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	ex.tid = sys.Gettid()
 	if err := ex.startBackend(c); err != nil {
 		started <- err

@@ -17,13 +17,15 @@ type Snapshot struct {
 	Fds        int
 	Goroutines int
 	Mappings   int
+	fdNames    map[string]string // fd number -> what it is (readlink), to name a leak
 }
 
 // Take records the current counts after letting finished goroutines exit
 // and cleanups run.
 func Take() Snapshot {
 	settle()
-	return Snapshot{Fds: countFds(), Goroutines: countGoroutines(), Mappings: countMappings()}
+	names := fdNames()
+	return Snapshot{Fds: len(names), Goroutines: countGoroutines(), Mappings: countMappings(), fdNames: names}
 }
 
 func settle() {
@@ -33,12 +35,30 @@ func settle() {
 	}
 }
 
-func countFds() int {
+// fdNames maps each open fd to its /proc/self/fd link (the file, socket,
+// pipe or anon inode behind it).
+func fdNames() map[string]string {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		return -1
+		return nil
 	}
-	return len(ents)
+	m := make(map[string]string, len(ents))
+	for _, e := range ents {
+		target, _ := os.Readlink("/proc/self/fd/" + e.Name())
+		m[e.Name()] = target
+	}
+	return m
+}
+
+// newFds describes the fds of after that before did not have.
+func newFds(before, after Snapshot) string {
+	var out []string
+	for fd, target := range after.fdNames {
+		if before.fdNames[fd] != target {
+			out = append(out, fd+"="+target)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // countMappings counts mappings of io_uring fds (rings, SQEs, buffer rings);
@@ -85,8 +105,8 @@ func Leaked(before Snapshot) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Sprintf("leak: fds %d -> %d, goroutines %d -> %d, mappings %d -> %d",
-		before.Fds, after.Fds, before.Goroutines, after.Goroutines, before.Mappings, after.Mappings)
+	return fmt.Sprintf("leak: fds %d -> %d (new: %s), goroutines %d -> %d, mappings %d -> %d",
+		before.Fds, after.Fds, newFds(before, after), before.Goroutines, after.Goroutines, before.Mappings, after.Mappings)
 }
 
 // Main runs the tests of a package and fails the run when fds, goroutines
