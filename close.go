@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/internal/udata"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -22,7 +23,7 @@ const (
 )
 
 // wakeUserData tags the CQEs Close posts to wake a blocked waiter.
-const wakeUserData = ^uint64(0) - 1
+const wakeUserData = udata.RingWake
 
 // maxWakeCQEs bounds the CQEs one wake posts for a wait for many; a wait
 // for more than that is interrupted by a signal instead.
@@ -296,21 +297,18 @@ func (r *Ring) PostCQE(userData uint64, res int32, msgFlags, cqeFlags uint32) er
 	if !r.life.acquire() {
 		return ErrClosed
 	}
-	msg := sys.SQE{Opcode: sys.OpMsgRing, Addr: sys.MsgData, Off: userData, Len: uint32(res), OpFlags: msgFlags, FileIndex: cqeFlags}
-	err := r.postCQEs(&msg, 1)
+	err := r.postCQEs(userData, res, msgFlags, cqeFlags, 1)
 	r.life.releaseRef()
 	return err
 }
 
 // postWakes posts n wake CQEs tagged ud. The caller holds a reference.
-func (r *Ring) postWakes(ud uint64, n uint32) error {
-	msg := sys.SQE{Opcode: sys.OpMsgRing, Addr: sys.MsgData, Off: ud}
-	return r.postCQEs(&msg, n)
-}
+func (r *Ring) postWakes(ud uint64, n uint32) error { return r.postCQEs(ud, 0, 0, 0, n) }
 
-// postCQEs is the one ring-less post into r: n times the MSG_RING msg
-// (its Fd set here). The caller holds a reference.
-func (r *Ring) postCQEs(msg *sys.SQE, n uint32) error {
+// postCQEs is the one ring-less post into r: n times a MSG_RING of
+// userData and res (with msgFlags MsgRingFlagsPass, CQE flags cqeFlags).
+// The caller holds a reference.
+func (r *Ring) postCQEs(userData uint64, res int32, msgFlags, cqeFlags uint32, n uint32) error {
 	fd, ok := r.life.fdUse()
 	if ok {
 		defer r.life.fdDone()
@@ -319,8 +317,12 @@ func (r *Ring) postCQEs(msg *sys.SQE, n uint32) error {
 		return feature.Unsupported("a ring-less wake of a ring without an fd (WithRegisteredFdOnly, CloseRingFd)", "",
 			"the ring has no fd for IORING_REGISTER_SEND_MSG_RING to name", nil)
 	}
+	var msg sys.SQE
+	if err := msgRing(&msg, fd, userData, res, msgFlags, cqeFlags); err != nil {
+		return err
+	}
 	for i := uint32(0); i < n; i++ {
-		if err := sys.SendMsgRing(fd, msg); err != nil {
+		if err := sys.SendMsgRing(fd, &msg); err != nil {
 			// Before 6.13 fd -1 is a bad fd, or the opcode an unknown one
 			// (EBADF or EINVAL, by kernel): the probe tells.
 			if ue := feature.AsUnsupported(feature.RegisterOp(sys.RegisterSendMsgRing)); ue != nil {
@@ -356,7 +358,9 @@ func (r *Ring) msgRingWakes(n uint32) bool {
 		if err != nil {
 			return false
 		}
-		*s = sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(fd), Addr: sys.MsgData, Off: wakeUserData}
+		if err := msgRing(s, fd, wakeUserData, 0, 0, 0); err != nil {
+			return false
+		}
 	}
 	// The MSG_RINGs run during the submit (or, for a DEFER_TASKRUN target,
 	// as task work of its submitter, which holds their own references).

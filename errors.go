@@ -14,11 +14,11 @@ var (
 	// Linux release added it (see Available and the Supports functions).
 	ErrUnsupported = feature.ErrUnsupported
 	// ErrClosed: the ring was closed.
-	ErrClosed = errors.New("io_uring: ring closed")
+	ErrClosed = errors.New("uring: ring closed")
 	// ErrSQFull: every SQE is handed out; submit (or reap) first.
-	ErrSQFull = errors.New("io_uring: submission queue full")
+	ErrSQFull = errors.New("uring: submission queue full")
 	// ErrTimeout: a wait ended before enough completions arrived.
-	ErrTimeout = errors.New("io_uring: timed out")
+	ErrTimeout = errors.New("uring: timed out")
 	// ErrNotIssuer: a SINGLE_ISSUER ring was entered from a thread other than
 	// its submitter (the kernel's EEXIST; errors.Is(err, syscall.EEXIST) holds).
 	// Hand the work to the owner thread instead (package poll does).
@@ -28,7 +28,7 @@ var (
 type notIssuer struct{}
 
 func (notIssuer) Error() string {
-	return "io_uring: SINGLE_ISSUER ring used from a thread other than its submitter"
+	return "uring: SINGLE_ISSUER ring used from a thread other than its submitter"
 }
 
 func (notIssuer) Is(target error) bool { return target == syscall.EEXIST }

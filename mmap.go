@@ -10,7 +10,7 @@ import (
 
 // ErrBadOffsets: the kernel returned ring offsets that do not fit the ring
 // (a kernel this package does not understand); nothing was mapped past them.
-var ErrBadOffsets = errors.New("io_uring: ring offsets out of range")
+var ErrBadOffsets = errors.New("uring: ring offsets out of range")
 
 // ringSizes returns the byte sizes of the SQ ring, the CQ ring and the SQE
 // array the kernel's params describe.

@@ -8,6 +8,18 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
+// The feature probes that submit requests run on a Ring: package feature
+// sits below this one, so it gets the constructor here.
+func init() {
+	feature.SetRingMaker(func(entries uint32, flags sys.SetupFlags) (feature.Ring, error) {
+		r, err := New(entries, WithFlags(flags))
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	})
+}
+
 // UnsupportedError is the one error for a feature the kernel (or this
 // process) lacks. Its fields:
 //
@@ -20,7 +32,7 @@ import (
 //	Reason         string // a human explanation, may be empty
 //	Err            error  // the kernel's answer (an errno), when there was one
 //
-// Error reads like "io_uring: opcode IORING_OP_MSG_RING needs Linux 5.18;
+// Error reads like "uring: opcode IORING_OP_MSG_RING needs Linux 5.18;
 // this kernel is 5.10.0-46-amd64 (invalid argument)". errors.Is(err,
 // ErrUnsupported) and errors.Is(err, errors.ErrUnsupported) hold, and
 // Unwrap returns Err, so errors.Is(err, syscall.EINVAL) holds where the

@@ -100,7 +100,7 @@ func TestSupports618(t *testing.T) {
 		ue := asUnsupported(t, err)
 		require.Equal(t, "opcode "+uring.OpName(op), ue.Feature)
 		require.Equal(t, "6.19", ue.MinimumVersion)
-		require.Contains(t, err.Error(), "io_uring: opcode IORING_OP_"+op.String()+" needs Linux 6.19; this kernel is "+uring.KernelRelease())
+		require.Contains(t, err.Error(), "uring: opcode IORING_OP_"+op.String()+" needs Linux 6.19; this kernel is "+uring.KernelRelease())
 	}
 	for _, f := range sys.SetupFlagList {
 		if f <= sys.SetupCQEMixed {

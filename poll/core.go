@@ -12,6 +12,7 @@ import (
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -234,7 +235,9 @@ func (c *Core) cancelAll() bool {
 			return false
 		}
 		// Its CQE's EINVAL (before 5.19) switches to cancelling one by one.
-		*s = sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, OpFlags: sys.AsyncCancelAny | sys.AsyncCancelAll, UserData: udCancelAll}
+		sqe.CancelAny(s)
+		s.OpFlags |= sys.AsyncCancelAll
+		s.UserData = udCancelAll
 		return true
 	}
 	for i := range c.slots {
@@ -257,7 +260,8 @@ func (c *Core) cancelUserData(ud uint64) bool {
 	if err != nil {
 		return false
 	}
-	*s = sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Addr: ud, UserData: udCancel}
+	_ = sqe.Cancel(s, ud, 0) // no flags: nothing to refuse
+	s.UserData = udCancel
 	return true
 }
 

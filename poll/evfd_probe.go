@@ -2,114 +2,19 @@
 
 package poll
 
-import (
-	"errors"
-	"fmt"
-	"runtime"
-	"sync"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/reg"
-	"github.com/pure-uring/uring/sqe"
-	"github.com/pure-uring/uring/sys"
-)
+import "github.com/pure-uring/uring/internal/feature"
 
 // ErrEventfdDeferTaskrun says the kernel's registered eventfd stops
 // signalling deferred completion work: on Linux 6.12 (and kernels with its
 // io_uring/eventfd.c) a completion that a poll wakeup queues on a
 // DEFER_TASKRUN ring signals the eventfd from an RCU callback behind a
 // "signal pending" bit that nothing ever clears, so every such signal after
-// the first is dropped (6.1 cleared the bit; later kernels no longer defer
-// these signals). A Core that parks on the eventfd then sleeps through its
-// completions; on such kernels it does without DEFER_TASKRUN instead.
-var ErrEventfdDeferTaskrun = errors.New("poll: this kernel's eventfd stops signalling DEFER_TASKRUN completion work after the first poll wakeup (Linux 6.12's io_eventfd_signal never clears IO_EVENTFD_OP_SIGNAL_BIT)")
+// the first is dropped. A Core that parks on the eventfd then sleeps
+// through its completions; on such kernels it does without DEFER_TASKRUN.
+var ErrEventfdDeferTaskrun = feature.ErrEventfdDeferTaskrun
 
-var evfdProbe struct {
-	mu   sync.Mutex
-	done bool
-	err  error
-}
-
-// eventfdSignalsDeferredWork reports whether the eventfd of a
-// SINGLE_ISSUER|DEFER_TASKRUN ring is signalled for every completion that
-// a poll wakeup queues: nil yes, ErrEventfdDeferTaskrun no, anything else
-// the probe could not run (not cached). It tries: three times a pipe read
-// that waits for data through an internal poll, a write to the pipe, and
-// a wait of up to a second for the eventfd to turn readable. The wait
-// runs out only on a kernel with the bug, once per process.
-func eventfdSignalsDeferredWork() error {
-	evfdProbe.mu.Lock()
-	defer evfdProbe.mu.Unlock()
-	if evfdProbe.done {
-		return evfdProbe.err
-	}
-	err := probeEventfdDefer()
-	if err == nil || errors.Is(err, ErrEventfdDeferTaskrun) {
-		evfdProbe.done, evfdProbe.err = true, err
-	}
-	return err
-}
-
-func probeEventfdDefer() error {
-	runtime.LockOSThread() // DEFER_TASKRUN: only the submitter may enter
-	defer runtime.UnlockOSThread()
-	r, err := uring.New(4, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
-		return fmt.Errorf("poll: eventfd probe: %w", err)
-	}
-	defer unix.Close(efd)
-	if err := reg.RegisterEventfd(r, efd, false); err != nil {
-		return err
-	}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
-		return fmt.Errorf("poll: eventfd probe: %w", err)
-	}
-	defer unix.Close(p[0])
-	defer unix.Close(p[1])
-	buf := new([8]byte) // heap: never moves; kept alive to the last CQE
-	cqes := make([]sys.CQE, 4)
-	for round := 0; round < 3; round++ {
-		s, err := r.GetSQE()
-		if err != nil {
-			return err
-		}
-		if err := sqe.Read(s, p[0], buf[:1], -1); err != nil {
-			return err
-		}
-		if _, err := r.Submit(); err != nil {
-			return err
-		}
-		// Only the signal the write causes counts: the CQE of the last round
-		// signalled the eventfd when it was posted.
-		var cnt [8]byte
-		_, _ = unix.Read(efd, cnt[:])
-		if _, err := unix.Write(p[1], []byte{1}); err != nil {
-			return fmt.Errorf("poll: eventfd probe: %w", err)
-		}
-		fds := []unix.PollFd{{Fd: int32(efd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, 1000)
-		if err != nil && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("poll: eventfd probe: %w", err)
-		}
-		if n == 0 {
-			// Drain the read so that Close has nothing in flight.
-			_, _ = r.SubmitAndWait(1)
-			return ErrEventfdDeferTaskrun
-		}
-		_, _ = unix.Read(efd, cnt[:])
-		if _, err := r.SubmitAndWait(1); err != nil {
-			return err
-		}
-		r.Reap(cqes)
-	}
-	runtime.KeepAlive(buf)
-	return nil
-}
+// eventfdSignalsDeferredWork is the kernel probe (internal/feature): nil
+// when the eventfd of a DEFER_TASKRUN ring is signalled for every
+// completion a poll wakeup queues, ErrEventfdDeferTaskrun when not, else
+// the probe failed (not cached).
+func eventfdSignalsDeferredWork() error { return feature.EventfdSignalsDeferredWork() }

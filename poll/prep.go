@@ -7,6 +7,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -87,15 +88,16 @@ func (l *Loop) Cancel(t Token) error {
 	if !l.c.InFlightToken(t) {
 		return nil
 	}
-	return l.cancelSQE(uint64(t), 0)
+	return l.cancelSQE(uint64(t))
 }
 
-func (l *Loop) cancelSQE(ud uint64, flags uint32) error {
+func (l *Loop) cancelSQE(ud uint64) error {
 	s, err := l.getSQE()
 	if err != nil {
 		return err
 	}
-	*s = sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Addr: ud, OpFlags: flags, UserData: udCancel}
+	_ = sqe.Cancel(s, ud, 0) // no flags: nothing to refuse
+	s.UserData = udCancel
 	l.st.Cancels++
 	return nil
 }
@@ -148,6 +150,7 @@ func unprepared(s *sys.SQE, err error) error {
 			return nil
 		}
 	}
-	*s = sys.SQE{Opcode: sys.OpNop, Fd: -1, UserData: IgnoreUserData}
+	sqe.Nop(s)
+	s.UserData = IgnoreUserData
 	return err
 }

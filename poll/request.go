@@ -220,7 +220,7 @@ func (l *Loop) handle(m msg) bool {
 		r.done <- struct{}{}
 	case msgCancel:
 		if s := l.c.lookup(r.tok); s != nil && s.h == Handler(r) {
-			if l.cancelSQE(uint64(r.tok), 0) != nil {
+			if l.cancelSQE(uint64(r.tok)) != nil {
 				return false
 			}
 		}

@@ -3,6 +3,7 @@
 package poll
 
 import (
+	"github.com/pure-uring/uring/internal/udata"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
@@ -27,17 +28,17 @@ type Token uint64
 // marks the Core's own SQEs (and every SQE no slot waits for), which no
 // slot can produce.
 const (
-	internalBit = uint64(1) << 63
+	internalBit = udata.Reserved
 	genMask     = 1<<31 - 1 // odd + 1 stays even across the wrap
 
-	udWakePoll  = internalBit | 1 // the poll armed on the wake eventfd
-	udCancel    = internalBit | 3 // ASYNC_CANCEL issued by the Core or a loop
-	udCancelAll = internalBit | 5 // ASYNC_CANCEL with CANCEL_ANY|CANCEL_ALL
+	udWakePoll  = udata.WakePoll
+	udCancel    = udata.Cancel
+	udCancelAll = udata.CancelAll
 	// IgnoreUserData is the user_data of an SQE whose CQE nobody waits for
 	// (an internal close, a link timeout): the Core drops its CQE. Every
 	// user_data with bit 63 set is the library's own (reg's
 	// InternalUserData among them) and never reaches a handler.
-	IgnoreUserData = internalBit | 4
+	IgnoreUserData = udata.Ignore
 )
 
 // slot is one operation in flight: an Op (StartOp) or a Handler (Acquire),

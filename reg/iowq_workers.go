@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/udata"
 	"github.com/pure-uring/uring/sqe"
 )
 
@@ -21,10 +22,6 @@ import (
 // thread's task work WORKER_INIT_LIMIT (3) times, then, with no worker of
 // that kind left, cancels its queued work (io_acct_cancel_pending_work ->
 // -ECANCELED). io_wqe_worker never lets the last worker of a kind exit.
-
-// startUserData marks the SQEs of StartIOWorkers (a value of the
-// library's reserved range: bit 63 set).
-const startUserData = ^uint64(0) - 7
 
 // startAttempts bounds the rounds of StartIOWorkers: each round that the
 // kernel cancels is a start that a signal spoiled.
@@ -113,7 +110,7 @@ func startOnThisNode(r *uring.Ring, efd int) error {
 				return err
 			}
 			sqe.Async(s)
-			s.UserData = startUserData + uint64(kind)
+			s.UserData = udata.IOWorkersBound + uint64(kind) // IOWorkersUnbound for kind 1
 			sent++
 		}
 		if _, err := r.SubmitAndWait(sent); err != nil {
@@ -126,13 +123,13 @@ func startOnThisNode(r *uring.Ring, efd int) error {
 			}
 			ud, res := c.UserData, c.Res
 			r.CQESeen(c)
-			if ud != startUserData && ud != startUserData+1 {
+			if ud != udata.IOWorkersBound && ud != udata.IOWorkersUnbound {
 				continue // not ours: the ring was said to be idle
 			}
 			got++
 			// Any other result means a worker ran it (the read fails
 			// there with EINVAL, or EOPNOTSUPP on an IOPOLL ring).
-			need[ud-startUserData] = res == -int32(unix.ECANCELED)
+			need[ud-udata.IOWorkersBound] = res == -int32(unix.ECANCELED)
 		}
 	}
 	if need[0] || need[1] {

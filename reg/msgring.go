@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -32,6 +33,15 @@ func SendMsgRing(to Target, userData uint64, res int32, flags uint32, cqeFlags u
 	if fd < 0 {
 		return argErr("SendMsgRing", "to", "has no ring fd (a registered-only ring cannot be a target)")
 	}
-	msg := sys.SQE{Opcode: sys.OpMsgRing, Addr: sys.MsgData, Off: userData, Len: uint32(res), OpFlags: flags, FileIndex: cqeFlags}
+	var msg sys.SQE
+	var err error
+	if flags&sys.MsgRingFlagsPass != 0 {
+		err = sqe.MsgRingCQEFlags(&msg, fd, res, userData, cqeFlags)
+	} else {
+		err = sqe.MsgRing(&msg, fd, res, userData)
+	}
+	if err != nil {
+		return err
+	}
 	return wrap(sys.RegisterSendMsgRing, sys.SendMsgRing(fd, &msg))
 }

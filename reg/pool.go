@@ -7,6 +7,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/internal/udata"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -23,7 +24,7 @@ var ErrNoBuffer = errors.New("reg: the CQE carries no buffer (IORING_CQE_F_BUFFE
 // own must skip them). Such a CQE's res is -errno on failure; on success
 // the number of buffers removed (REMOVE_BUFFERS), or for PROVIDE_BUFFERS 0
 // (older kernels, 5.10's among them: the number of buffers provided).
-const InternalUserData = ^uint64(0) - 2
+const InternalUserData = udata.BufPool
 
 // PoolMechanism is how a BufPool hands its buffers to the kernel.
 type PoolMechanism uint8

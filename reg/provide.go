@@ -69,7 +69,7 @@ func (p *BufPool) submitSQE(fn string, fill func(*sys.SQE) error) error {
 		return &PoolError{Func: fn, Err: err}
 	}
 	if err := fill(s); err != nil {
-		*s = sys.SQE{Opcode: sys.OpNop} // the slot is taken: let it pass as a NOP
+		sqe.Nop(s) // the slot is taken: let it pass as a NOP
 		s.UserData = InternalUserData
 		return err
 	}

@@ -21,6 +21,14 @@ func NopResult(s *sys.SQE, res int32) {
 	s.OpFlags = sys.NopInjectResult
 }
 
+// NopCQE32 prepares a NOP that posts a 32-byte CQE whose extra 16 bytes
+// are a and b (on a CQE32 or CQE_MIXED ring): IORING_OP_NOP with
+// IORING_NOP_CQE32, Linux 6.18. No memory is held.
+func NopCQE32(s *sys.SQE, a, b uint64) {
+	prep(s, sys.OpNop, -1, b, 0, a)
+	s.OpFlags = sys.NopCQE32
+}
+
 func checkRW(fn string, fd, n int, off int64) error {
 	return firstErr(checkFd(fn, "fd", fd), checkLen32(fn, "len(buf)", n), checkOff(fn, "off", off))
 }

@@ -134,11 +134,11 @@ func TestProbeTableUnavailable(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, writeProbeTable(&out, probeReport{
 		Kernel: "6.6.0", IOUringDisabled: &one,
-		Unavailable: "io_uring: unavailable: kernel.io_uring_disabled = 2 disables io_uring for every process (io_uring_setup: operation not permitted)",
+		Unavailable: "uring: unavailable: kernel.io_uring_disabled = 2 disables io_uring for every process (io_uring_setup: operation not permitted)",
 	}))
 	s := out.String()
 	require.NotContains(t, s, "task runtime              io_uring")
-	require.Contains(t, s, "io_uring                  UNAVAILABLE: io_uring: unavailable: kernel.io_uring_disabled = 2")
+	require.Contains(t, s, "io_uring                  UNAVAILABLE: uring: unavailable: kernel.io_uring_disabled = 2")
 	require.Contains(t, s, "kernel.io_uring_disabled  2\n")
 	require.NotContains(t, s, "opcodes (")
 

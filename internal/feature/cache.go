@@ -2,12 +2,20 @@ package feature
 
 import "sync"
 
-// cache remembers final probe answers (nil or unsupported) per key. The
-// lock is held while a probe runs, so each key is probed once even when
-// asked for concurrently.
+// cache remembers final probe answers (nil or unsupported) per key. A
+// key's lock is held while its probe runs, so each key is probed once even
+// when asked for concurrently; a probe may ask about other keys (a probe
+// on a Ring asks what uring.New asks).
 type cache[K comparable] struct {
 	mu sync.Mutex
-	m  map[K]error
+	m  map[K]*cached
+}
+
+// cached is one key's probe answer, once final.
+type cached struct {
+	mu   sync.Mutex
+	done bool
+	err  error
 }
 
 // transient marks a probe answer that must not be cached: the probe failed,
@@ -32,18 +40,25 @@ func unwrapTransient(err error) error {
 // unless it is marked notFinal.
 func (c *cache[K]) get(k K, probe func() error) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err, ok := c.m[k]; ok {
-		return err
+	if c.m == nil {
+		c.m = make(map[K]*cached)
+	}
+	a := c.m[k]
+	if a == nil {
+		a = new(cached)
+		c.m[k] = a
+	}
+	c.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return a.err
 	}
 	err := probe()
 	if _, ok := err.(transient); ok {
 		return unwrapTransient(err)
 	}
-	if c.m == nil {
-		c.m = make(map[K]error)
-	}
-	c.m[k] = err
+	a.done, a.err = true, err
 	return err
 }
 

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync/atomic"
 	"time"
 
-	"github.com/pure-uring/uring/internal/atomicx"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
@@ -82,8 +81,8 @@ var capProbes = [capCount]func(Capability) error{
 		return Op(sys.OpReadMultishot) // names the opcode and 6.7 itself
 	},
 	CapCancelFlags: func(c Capability) error {
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
-			res, err := r.one(sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, OpFlags: sys.AsyncCancelAny})
+		return onRing(c, sys.Params{}, func(r *probe) error {
+			res, err := r.one(func(s *sys.SQE) error { sqe.CancelAny(s); return nil })
 			if err != nil {
 				return err
 			}
@@ -98,7 +97,7 @@ var capProbes = [capCount]func(Capability) error{
 		if err := RegisterOp(sys.RegisterPbufRing); err != nil {
 			return capBy(c, err, "IORING_REGISTER_PBUF_RING (5.19)")
 		}
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
+		return onRing(c, sys.Params{}, func(r *probe) error {
 			br := sys.BufReg{RingEntries: 1, Flags: sys.PbufRingMmap}
 			_, err := register(r.fd, sys.RegisterPbufRing, &br, 1)
 			return answer(c.feature(), c.Since(), err)
@@ -108,7 +107,7 @@ var capProbes = [capCount]func(Capability) error{
 		if err := RegisterOp(sys.RegisterPbufRing); err != nil {
 			return capBy(c, err, "IORING_REGISTER_PBUF_RING (5.19)")
 		}
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
+		return onRing(c, sys.Params{}, func(r *probe) error {
 			b, _, err := r.page()
 			if err != nil {
 				return err
@@ -129,8 +128,8 @@ var capProbes = [capCount]func(Capability) error{
 		return nil
 	},
 	CapNopInjectResult: func(c Capability) error {
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
-			res, err := r.one(sys.SQE{Opcode: sys.OpNop, Fd: -1, OpFlags: sys.NopInjectResult, Len: 42})
+		return onRing(c, sys.Params{}, func(r *probe) error {
+			res, err := r.one(func(s *sys.SQE) error { sqe.NopResult(s, 42); return nil })
 			switch {
 			case err != nil:
 				return err
@@ -143,8 +142,8 @@ var capProbes = [capCount]func(Capability) error{
 		})
 	},
 	CapNopCQE32: func(c Capability) error {
-		return onRing(c, sys.Params{Flags: sys.SetupCQE32}, func(r *probeRing) error {
-			res, err := r.one(sys.SQE{Opcode: sys.OpNop, Fd: -1, OpFlags: sys.NopCQE32, Off: 0x1111, Addr: 0x2222})
+		return onRing(c, sys.Params{Flags: sys.SetupCQE32}, func(r *probe) error {
+			res, err := r.one(func(s *sys.SQE) error { sqe.NopCQE32(s, 0x1111, 0x2222); return nil })
 			switch {
 			case err != nil:
 				return err
@@ -157,14 +156,14 @@ var capProbes = [capCount]func(Capability) error{
 		})
 	},
 	CapSparseFiles: func(c Capability) error {
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
+		return onRing(c, sys.Params{}, func(r *probe) error {
 			rr := sys.RsrcRegister{Nr: 1, Flags: sys.RsrcRegisterSparse}
 			_, err := register(r.fd, sys.RegisterFiles2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
 			return answer(c.feature(), c.Since(), err)
 		})
 	},
 	CapSparseBuffers: func(c Capability) error {
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
+		return onRing(c, sys.Params{}, func(r *probe) error {
 			rr := sys.RsrcRegister{Nr: 1, Flags: sys.RsrcRegisterSparse}
 			_, err := register(r.fd, sys.RegisterBuffers2, &rr, uint32(sys.SizeOf[sys.RsrcRegister]()))
 			return answer(c.feature(), c.Since(), err)
@@ -174,26 +173,21 @@ var capProbes = [capCount]func(Capability) error{
 		return RegisterOp(sys.RegisterSendMsgRing) // names the opcode and 6.13 itself
 	},
 	CapSocketCmd: func(c Capability) error {
-		return socketCmd(c, func(r *probeRing, fd int) sys.SQE {
-			return sys.SQE{Opcode: sys.OpUringCmd, Fd: int32(fd), Off: uint64(sys.SocketUringOpSIOCINQ)}
-		})
+		return socketCmd(c, func(s *sys.SQE, r *probe, fd int) error { return sqe.SockInq(s, fd) })
 	},
 	CapSocketGetsockname: func(c Capability) error {
-		return socketCmd(c, func(r *probeRing, fd int) sys.SQE {
-			sa := new(unix.RawSockaddrAny)
-			salen := new(uint32)
-			*salen = unix.SizeofSockaddrAny
+		return socketCmd(c, func(s *sys.SQE, r *probe, fd int) error {
+			sa, salen := new(unix.RawSockaddrAny), new(uint32)
 			r.pin.Pin(sa)
 			r.pin.Pin(salen)
-			return sys.SQE{Opcode: sys.OpUringCmd, Fd: int32(fd), Off: uint64(sys.SocketUringOpGetsockname),
-				Addr: sys.PtrAddr(sa), Addr3: sys.PtrAddr(salen)}
+			return sqe.Getsockname(s, fd, sa, salen, false)
 		})
 	},
 	CapNAPIStaticTracking: func(c Capability) error {
 		if err := RegisterOp(sys.RegisterNAPI); err != nil {
 			return capBy(c, err, "IORING_REGISTER_NAPI (6.9)")
 		}
-		return onRing(c, sys.Params{}, func(r *probeRing) error {
+		return onRing(c, sys.Params{}, func(r *probe) error {
 			n := sys.NAPI{Opcode: sys.NAPIRegisterOp, OpParam: sys.NAPITrackingStatic}
 			_, err := register(r.fd, sys.RegisterNAPI, &n, 1)
 			return answer(c.feature(), c.Since(), err)
@@ -203,8 +197,8 @@ var capProbes = [capCount]func(Capability) error{
 
 // onRing runs probe on a fresh ring made with p; a ring the kernel will not
 // make with p's flags is a "no" for c.
-func onRing(c Capability, p sys.Params, probe func(r *probeRing) error) error {
-	r, err := setupRing(8, p)
+func onRing(c Capability, p sys.Params, probe func(r *probe) error) error {
+	r, err := newRingProbe(8, p.Flags)
 	if err != nil {
 		if p.Flags != 0 && errnoOf(err) == unix.EINVAL {
 			return capNo(c, "needs setup flags "+SetupFlagName(p.Flags)+", which the kernel rejects", err)
@@ -255,7 +249,7 @@ func multishotAnswer(c Capability, res cqe) error {
 }
 
 func probeMultishotPoll(c Capability) error {
-	return onRing(c, sys.Params{}, func(r *probeRing) error {
+	return onRing(c, sys.Params{}, func(r *probe) error {
 		efd, err := r.eventfd()
 		if err != nil {
 			return err
@@ -264,7 +258,7 @@ func probeMultishotPoll(c Capability) error {
 		if _, err := unix.Write(int(efd), one); err != nil {
 			return fmt.Errorf("eventfd write: %w", err)
 		}
-		res, err := r.one(sys.SQE{Opcode: sys.OpPollAdd, Fd: efd, OpFlags: unix.POLLIN, Len: sys.PollAddMulti})
+		res, err := r.one(func(s *sys.SQE) error { return sqe.PollMultishot(s, int(efd), unix.POLLIN) })
 		if err != nil {
 			return err
 		}
@@ -273,7 +267,7 @@ func probeMultishotPoll(c Capability) error {
 }
 
 func probeMultishotAccept(c Capability) error {
-	return onRing(c, sys.Params{}, func(r *probeRing) error {
+	return onRing(c, sys.Params{}, func(r *probe) error {
 		ln, err := r.socket(unix.AF_UNIX, unix.SOCK_STREAM)
 		if err != nil {
 			return err
@@ -296,7 +290,7 @@ func probeMultishotAccept(c Capability) error {
 		if err := unix.Connect(cl, addr); err != nil {
 			return fmt.Errorf("connect: %w", err)
 		}
-		res, err := r.one(sys.SQE{Opcode: sys.OpAccept, Fd: int32(ln), Ioprio: sys.AcceptMultishot})
+		res, err := r.one(func(s *sys.SQE) error { return sqe.AcceptMultishot(s, ln, nil, nil, 0) })
 		if err != nil {
 			return err
 		}
@@ -308,7 +302,7 @@ func probeMultishotAccept(c Capability) error {
 }
 
 func probeMultishotRecv(c Capability) error {
-	return onRing(c, sys.Params{}, func(r *probeRing) error {
+	return onRing(c, sys.Params{}, func(r *probe) error {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("socketpair: %w", err)
@@ -323,15 +317,14 @@ func probeMultishotRecv(c Capability) error {
 		}
 		const group = 7
 		// Two 64-byte buffers in group 7 (PROVIDE_BUFFERS, 5.7).
-		res, err := r.one(sys.SQE{Opcode: sys.OpProvideBuffers, Fd: 2, Addr: sys.SliceAddr(b), Len: 64, BufIndex: group})
+		res, err := r.one(func(s *sys.SQE) error { return sqe.ProvideBuffers(s, b[:128], 64, 2, group, 0) })
 		if err != nil {
 			return err
 		}
 		if res.res < 0 {
 			return fmt.Errorf("PROVIDE_BUFFERS: %w", unix.Errno(-res.res))
 		}
-		res, err = r.one(sys.SQE{Opcode: sys.OpRecv, Fd: int32(fds[0]), Ioprio: sys.RecvMultishot,
-			Flags: sys.SQEBufferSelect, BufIndex: group})
+		res, err = r.one(func(s *sys.SQE) error { return sqe.RecvMultishot(s, fds[0], 0, group) })
 		if err != nil {
 			return err
 		}
@@ -340,11 +333,12 @@ func probeMultishotRecv(c Capability) error {
 }
 
 func probeMultishotTimeout(c Capability) error {
-	return onRing(c, sys.Params{}, func(r *probeRing) error {
-		ts := &sys.Timespec{Nsec: 1000}
+	return onRing(c, sys.Params{}, func(r *probe) error {
+		ts := new(sys.Timespec)
 		r.pin.Pin(ts)
-		res, err := r.one(sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: sys.PtrAddr(ts), Len: 1,
-			Off: 2, OpFlags: sys.TimeoutMultishot})
+		res, err := r.one(func(s *sys.SQE) error {
+			return sqe.Timeout(s, ts, time.Microsecond, 2, sys.TimeoutMultishot)
+		})
 		if err != nil {
 			return err
 		}
@@ -355,13 +349,13 @@ func probeMultishotTimeout(c Capability) error {
 // socketCmd tries the URING_CMD that sqe builds on a UDP socket: 0 (or a
 // positive result) is supported; EOPNOTSUPP (no socket commands, or not
 // this one) and EINVAL (no URING_CMD, before 6.0) a "no".
-func socketCmd(c Capability, sqe func(r *probeRing, fd int) sys.SQE) error {
-	return onRing(c, sys.Params{}, func(r *probeRing) error {
+func socketCmd(c Capability, build func(s *sys.SQE, r *probe, fd int) error) error {
+	return onRing(c, sys.Params{}, func(r *probe) error {
 		fd, err := r.socket(unix.AF_INET, unix.SOCK_DGRAM)
 		if err != nil {
 			return err
 		}
-		res, err := r.one(sqe(r, fd))
+		res, err := r.one(func(s *sys.SQE) error { return build(s, r, fd) })
 		if err != nil {
 			return err
 		}
@@ -373,7 +367,7 @@ func socketCmd(c Capability, sqe func(r *probeRing, fd int) sys.SQE) error {
 }
 
 // socket makes a close-on-exec socket that lives until close.
-func (r *probeRing) socket(domain, typ int) (int, error) {
+func (r *probe) socket(domain, typ int) (int, error) {
 	fd, err := unix.Socket(domain, typ|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, fmt.Errorf("socket: %w", err)
@@ -398,111 +392,61 @@ var probeWait = 2 * time.Second
 
 var errProbeTimeout = errors.New("feature: the probe's request did not complete in time")
 
-// one submits s (its user data is set here) and waits for its first CQE,
-// for at most probeWait (a TIMEOUT request guards the wait, so this works
-// before EXT_ARG, 5.11).
-func (r *probeRing) one(s sys.SQE) (cqe, error) {
-	if err := r.mapQueues(); err != nil {
+// one submits the request build fills (its user data is set here) and
+// waits for its first CQE, for at most probeWait: a TIMEOUT request guards
+// the wait, so this works before EXT_ARG (5.11).
+func (r *probe) one(build func(s *sys.SQE) error) (cqe, error) {
+	const want, guard = 1, 2
+	s, err := r.ring.GetSQE()
+	if err != nil {
 		return cqe{}, err
 	}
-	r.seq += 2
-	want, guard := r.seq, r.seq+1
+	if err := build(s); err != nil {
+		sqe.Nop(s) // handed out: let it pass
+		return cqe{}, err
+	}
 	s.UserData = want
-	ts := &sys.Timespec{Sec: int64(probeWait / time.Second), Nsec: int64(probeWait % time.Second)}
+	ts := new(sys.Timespec)
 	r.pin.Pin(ts)
-	r.push(s)
-	r.push(sys.SQE{Opcode: sys.OpTimeout, Fd: -1, Addr: sys.PtrAddr(ts), Len: 1, UserData: guard})
+	if s, err = r.ring.GetSQE(); err != nil {
+		return cqe{}, err
+	}
+	if err := sqe.Timeout(s, ts, probeWait, 0, 0); err != nil {
+		return cqe{}, err
+	}
+	s.UserData = guard
+	// A kernel that stops submitting at a request that fails its prep
+	// (5.10) leaves the guard queued: the next Submit takes it.
+	var cqes [4]sys.CQE
+	var big [4]sys.CQE32
 	for {
-		// Everything not yet consumed: a kernel that stops submitting at a
-		// request that fails its prep (5.10) leaves the guard queued.
-		toSubmit := *r.sqTail - atomic.LoadUint32(r.sqHead) // pairs with the kernel's release of the SQ head
-		_, err := sys.Enter(r.fd, toSubmit, 1, sys.EnterGetEvents)
-		if err != nil && errnoOf(err) != unix.EINTR {
+		if _, err := r.ring.Submit(); err != nil && errnoOf(err) != unix.EINTR {
 			return cqe{}, fmt.Errorf("io_uring_enter: %w", err)
 		}
-		var got *cqe
+		if _, err := r.ring.WaitCQE(); err != nil {
+			return cqe{}, err
+		}
+		var got []cqe
+		if r.p.Flags&sys.SetupCQE32 != 0 {
+			for _, c := range big[:r.ring.Reap32(big[:])] {
+				got = append(got, cqe{userData: c.UserData, res: c.Res, flags: c.Flags, big: c.BigCQE})
+			}
+		} else {
+			for _, c := range cqes[:r.ring.Reap(cqes[:])] {
+				got = append(got, cqe{userData: c.UserData, res: c.Res, flags: c.Flags})
+			}
+		}
 		timedOut := false
-		r.reap(func(c cqe) {
+		for _, c := range got {
 			switch c.userData {
 			case want:
-				if got == nil {
-					got = &c
-				}
+				return c, nil
 			case guard:
 				timedOut = true
 			}
-		})
-		if got != nil {
-			return *got, nil
 		}
 		if timedOut {
 			return cqe{}, errProbeTimeout
 		}
 	}
-}
-
-// mapQueues maps the SQ ring, the SQEs and the CQ ring once.
-func (r *probeRing) mapQueues() error {
-	if r.sqes != nil {
-		return nil
-	}
-	p := &r.p
-	sq, err := sys.Mmap(r.fd, sys.OffSQRing, int(p.SQOff.Array+p.SQEntries*4))
-	if err != nil {
-		return err
-	}
-	r.maps = append(r.maps, sq)
-	cqeSize := uint32(16)
-	if p.Flags&sys.SetupCQE32 != 0 {
-		cqeSize = 32
-	}
-	cq, err := sys.Mmap(r.fd, sys.OffCQRing, int(p.CQOff.CQEs+p.CQEntries*cqeSize))
-	if err != nil {
-		return err
-	}
-	r.maps = append(r.maps, cq)
-	sqes, err := sys.Mmap(r.fd, sys.OffSQEs, int(p.SQEntries)*64)
-	if err != nil {
-		return err
-	}
-	r.maps = append(r.maps, sqes)
-	r.sqHead = sys.Uint32At(sq, p.SQOff.Head)
-	r.sqTail = sys.Uint32At(sq, p.SQOff.Tail)
-	r.sqMask = *sys.Uint32At(sq, p.SQOff.RingMask)
-	r.sqArray = sys.Uint32sAt(sq, p.SQOff.Array, p.SQEntries)
-	r.cqHead = sys.Uint32At(cq, p.CQOff.Head)
-	r.cqTail = sys.Uint32At(cq, p.CQOff.Tail)
-	r.cqMask = *sys.Uint32At(cq, p.CQOff.RingMask)
-	r.cqes = sys.CQEsAt(cq, p.CQOff.CQEs, p.CQEntries*cqeSize/16)
-	r.cqe32 = cqeSize == 32
-	r.sqes = sys.SQEsAt(sqes, 0, p.SQEntries)
-	return nil
-}
-
-// push queues s at the SQ tail and publishes it.
-func (r *probeRing) push(s sys.SQE) {
-	t := *r.sqTail // only this goroutine writes the tail
-	i := t & r.sqMask
-	r.sqes[i] = s
-	r.sqArray[i] = i
-	atomicx.StoreRelease32(r.sqTail, t+1) // pairs with the kernel's acquire load of the SQ tail
-}
-
-// reap hands every CQE in the CQ to fn and frees their slots.
-func (r *probeRing) reap(fn func(cqe)) {
-	h := *r.cqHead                   // only this goroutine writes the head
-	t := atomic.LoadUint32(r.cqTail) // pairs with the kernel's release store of the CQ tail
-	for ; h != t; h++ {
-		i := h & r.cqMask
-		var c cqe
-		if r.cqe32 {
-			e := sys.CQE32At(r.cqes, 2*i)
-			c = cqe{userData: e.UserData, res: e.Res, flags: e.Flags, big: e.BigCQE}
-		} else {
-			e := r.cqes[i]
-			c = cqe{userData: e.UserData, res: e.Res, flags: e.Flags}
-		}
-		fn(c)
-	}
-	atomicx.StoreRelease32(r.cqHead, h) // pairs with the kernel's acquire load of the CQ head
 }

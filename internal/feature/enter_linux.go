@@ -31,7 +31,7 @@ func EnterFlag(f sys.EnterFlags) error {
 	}
 	return enterCache.get(f, func() error {
 		defer lockThread()()
-		r, err := setupRing(1, sys.Params{})
+		r, err := newProbe(1, sys.Params{})
 		if err != nil {
 			return notFinal(unwrapTransient(plainRingFailed(enterFeature(f), err)))
 		}

@@ -8,7 +8,7 @@ import (
 // ErrUnsupported is matched by every "not supported here" answer (an
 // *UnsupportedError); errors.Is(err, errors.ErrUnsupported) holds for it
 // too.
-var ErrUnsupported = fmt.Errorf("io_uring: %w", errors.ErrUnsupported)
+var ErrUnsupported = fmt.Errorf("uring: %w", errors.ErrUnsupported)
 
 // UnsupportedError is the one answer for "this kernel (or this process)
 // cannot use that": it names the thing in the kernel's terms, the Linux
@@ -42,12 +42,12 @@ type UnsupportedError struct {
 	Err error
 }
 
-// Error reads like "io_uring: opcode IORING_OP_MSG_RING needs Linux 5.18;
+// Error reads like "uring: opcode IORING_OP_MSG_RING needs Linux 5.18;
 // this kernel is 5.10.0-46-amd64 (invalid argument)" or, without a
-// version, "io_uring: unavailable: kernel.io_uring_disabled = 2 disables
+// version, "uring: unavailable: kernel.io_uring_disabled = 2 disables
 // io_uring for every process (io_uring_setup: operation not permitted)".
 func (e *UnsupportedError) Error() string {
-	s := "io_uring: "
+	s := "uring: "
 	switch {
 	case e.MinimumVersion != "":
 		s += e.Feature + " needs Linux " + e.MinimumVersion

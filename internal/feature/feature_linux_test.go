@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -378,13 +379,14 @@ func TestCap618(t *testing.T) {
 // guard's timeout instead of a hang.
 func TestProbeRingOne(t *testing.T) {
 	require.NoError(t, Available())
-	r, err := setupRing(8, sys.Params{})
+	r, err := newRingProbe(8, 0)
 	require.NoError(t, err)
 	defer r.close()
-	res, err := r.one(sys.SQE{Opcode: sys.OpNop, Fd: -1})
+	nop := func(s *sys.SQE) error { sqe.Nop(s); return nil }
+	res, err := r.one(nop)
 	require.NoError(t, err)
 	require.Equal(t, int32(0), res.res)
-	res, err = r.one(sys.SQE{Opcode: 255, Fd: -1})
+	res, err = r.one(func(s *sys.SQE) error { sqe.Nop(s); s.Opcode = 255; return nil })
 	require.NoError(t, err)
 	require.Equal(t, -int32(unix.EINVAL), res.res)
 
@@ -393,9 +395,9 @@ func TestProbeRingOne(t *testing.T) {
 	t.Cleanup(func() { probeWait = old })
 	efd, err := r.eventfd() // never readable
 	require.NoError(t, err)
-	_, err = r.one(sys.SQE{Opcode: sys.OpPollAdd, Fd: efd, OpFlags: unix.POLLIN})
+	_, err = r.one(func(s *sys.SQE) error { return sqe.PollAdd(s, int(efd), unix.POLLIN) })
 	require.ErrorIs(t, err, errProbeTimeout)
-	res, err = r.one(sys.SQE{Opcode: sys.OpNop, Fd: -1})
+	res, err = r.one(nop)
 	require.NoError(t, err, "the ring still works after a timeout")
 	require.Equal(t, int32(0), res.res)
 

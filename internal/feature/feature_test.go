@@ -17,7 +17,7 @@ func TestErrUnsupported(t *testing.T) {
 	require.ErrorIs(t, ErrUnsupported, errors.ErrUnsupported)
 	inner := os.NewSyscallError("io_uring_setup", unix.EINVAL)
 	e := &UnsupportedError{Feature: "opcode IORING_OP_MSG_RING", MinimumVersion: "5.18", Kernel: "5.10.0-46-amd64", Err: unix.EINVAL}
-	require.Equal(t, "io_uring: opcode IORING_OP_MSG_RING needs Linux 5.18; this kernel is 5.10.0-46-amd64 (invalid argument)", e.Error())
+	require.Equal(t, "uring: opcode IORING_OP_MSG_RING needs Linux 5.18; this kernel is 5.10.0-46-amd64 (invalid argument)", e.Error())
 	require.ErrorIs(t, e, ErrUnsupported)
 	require.ErrorIs(t, e, errors.ErrUnsupported)
 	require.ErrorIs(t, e, unix.EINVAL, "the kernel's answer stays visible")
@@ -39,14 +39,14 @@ func TestErrUnsupported(t *testing.T) {
 		want string
 	}{
 		{UnsupportedError{Feature: "io_uring", Reason: "kernel.io_uring_disabled = 2 disables io_uring", Err: inner},
-			"io_uring: unavailable: kernel.io_uring_disabled = 2 disables io_uring (io_uring_setup: invalid argument)"},
-		{UnsupportedError{Feature: "io_uring", Reason: "no io_uring on darwin"}, "io_uring: unavailable: no io_uring on darwin"},
+			"uring: unavailable: kernel.io_uring_disabled = 2 disables io_uring (io_uring_setup: invalid argument)"},
+		{UnsupportedError{Feature: "io_uring", Reason: "no io_uring on darwin"}, "uring: unavailable: no io_uring on darwin"},
 		{UnsupportedError{Feature: "opcode IORING_OP_SEND", Kernel: "6.1", Reason: "built without it"},
-			"io_uring: opcode IORING_OP_SEND unavailable: built without it"},
-		{UnsupportedError{Feature: "opcode IORING_OP_SEND", Kernel: "6.1"}, "io_uring: opcode IORING_OP_SEND unavailable on kernel 6.1"},
+			"uring: opcode IORING_OP_SEND unavailable: built without it"},
+		{UnsupportedError{Feature: "opcode IORING_OP_SEND", Kernel: "6.1"}, "uring: opcode IORING_OP_SEND unavailable on kernel 6.1"},
 		{UnsupportedError{Feature: "opcode IORING_OP_NOP128", MinimumVersion: "6.19", Kernel: "6.18.0", Reason: "the kernel knows opcodes up to IORING_OP_PIPE"},
-			"io_uring: opcode IORING_OP_NOP128 needs Linux 6.19; this kernel is 6.18.0: the kernel knows opcodes up to IORING_OP_PIPE"},
-		{UnsupportedError{Feature: "x", MinimumVersion: "6.19"}, "io_uring: x needs Linux 6.19"},
+			"uring: opcode IORING_OP_NOP128 needs Linux 6.19; this kernel is 6.18.0: the kernel knows opcodes up to IORING_OP_PIPE"},
+		{UnsupportedError{Feature: "x", MinimumVersion: "6.19"}, "uring: x needs Linux 6.19"},
 	} {
 		require.Equal(t, c.want, c.e.Error())
 		require.ErrorIs(t, &c.e, ErrUnsupported)

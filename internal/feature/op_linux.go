@@ -23,7 +23,7 @@ func Op(op sys.Op) error {
 	probeMu.Lock()
 	defer probeMu.Unlock()
 	if probeTab == nil && !noProbe {
-		r, err := setupRing(1, sys.Params{})
+		r, err := newProbe(1, sys.Params{})
 		if err != nil {
 			return unwrapTransient(plainRingFailed(opFeature(op), err))
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
@@ -22,7 +23,8 @@ var registerCache cache[sys.RegisterOp]
 // "supported".
 type regTry struct {
 	flags sys.SetupFlags
-	run   func(r *probeRing) error
+	ring  bool // run needs a Ring (it submits), not only a ring fd
+	run   func(r *probe) error
 	ok    []unix.Errno
 	no    []unix.Errno // errnos that mean "unsupported" besides EINVAL and EOPNOTSUPP
 }
@@ -79,7 +81,11 @@ func RegisterOp(op sys.RegisterOp) error {
 		if !ok {
 			return registerByQuery(op, what)
 		}
-		r, err := setupRing(2, sys.Params{Flags: t.flags})
+		newRing := func() (*probe, error) { return newProbe(2, sys.Params{Flags: t.flags}) }
+		if t.ring {
+			newRing = func() (*probe, error) { return newRingProbe(2, t.flags) }
+		}
+		r, err := newRing()
 		if err != nil {
 			if t.flags != 0 && errnoOf(err) == unix.EINVAL {
 				return unsupported(what, since, "needs setup flags "+SetupFlagName(t.flags)+", which the kernel rejects", err)
@@ -119,8 +125,8 @@ func prereq(what string, err error) error {
 }
 
 // regFn adapts a call that returns (n, err).
-func regFn[T any](op sys.RegisterOp, arg func(r *probeRing) (*T, uint32, error)) func(*probeRing) error {
-	return func(r *probeRing) error {
+func regFn[T any](op sys.RegisterOp, arg func(r *probe) (*T, uint32, error)) func(*probe) error {
+	return func(r *probe) error {
 		a, nr, err := arg(r)
 		if err != nil {
 			return err
@@ -130,7 +136,7 @@ func regFn[T any](op sys.RegisterOp, arg func(r *probeRing) (*T, uint32, error))
 	}
 }
 
-func (r *probeRing) eventfd() (int32, error) {
+func (r *probe) eventfd() (int32, error) {
 	fd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
 		return -1, fmt.Errorf("eventfd: %w", err)
@@ -140,7 +146,7 @@ func (r *probeRing) eventfd() (int32, error) {
 }
 
 // page returns one page of anonymous memory and an iovec over it.
-func (r *probeRing) page() ([]byte, *unix.Iovec, error) {
+func (r *probe) page() ([]byte, *unix.Iovec, error) {
 	b, err := r.anon(os.Getpagesize())
 	if err != nil {
 		return nil, nil, err
@@ -151,7 +157,7 @@ func (r *probeRing) page() ([]byte, *unix.Iovec, error) {
 	return b, iov, nil
 }
 
-func (r *probeRing) files() error {
+func (r *probe) files() error {
 	efd, err := r.eventfd()
 	if err != nil {
 		return err
@@ -161,7 +167,7 @@ func (r *probeRing) files() error {
 	return prereq("REGISTER_FILES", err)
 }
 
-func (r *probeRing) files2() error {
+func (r *probe) files2() error {
 	efd, err := r.eventfd()
 	if err != nil {
 		return err
@@ -173,7 +179,7 @@ func (r *probeRing) files2() error {
 	return err
 }
 
-func (r *probeRing) buffers2() error {
+func (r *probe) buffers2() error {
 	_, iov, err := r.page()
 	if err != nil {
 		return err
@@ -183,7 +189,7 @@ func (r *probeRing) buffers2() error {
 	return err
 }
 
-func (r *probeRing) buffers() error {
+func (r *probe) buffers() error {
 	_, iov, err := r.page()
 	if err != nil {
 		return err
@@ -192,7 +198,7 @@ func (r *probeRing) buffers() error {
 	return err
 }
 
-func (r *probeRing) pbufRing() error {
+func (r *probe) pbufRing() error {
 	b, _, err := r.page()
 	if err != nil {
 		return err
@@ -202,38 +208,57 @@ func (r *probeRing) pbufRing() error {
 	return err
 }
 
+// submitNop submits one NOP and waits for it, so that the calling thread
+// has an io_uring task context and io-wq (IOWQ_AFF needs them).
+func (r *probe) submitNop() error {
+	s, err := r.ring.GetSQE()
+	if err != nil {
+		return err
+	}
+	sqe.Nop(s)
+	if _, err := r.ring.Submit(); err != nil {
+		return err
+	}
+	if _, err := r.ring.WaitCQE(); err != nil {
+		return err
+	}
+	var c [1]sys.CQE
+	r.ring.Reap(c[:])
+	return nil
+}
+
 // noneArg calls op with no argument and nrArgs.
-func noneArg(r *probeRing, op sys.RegisterOp, nrArgs uint32) error {
+func noneArg(r *probe, op sys.RegisterOp, nrArgs uint32) error {
 	_, err := register[byte](r.fd, op, nil, nrArgs)
 	return err
 }
 
 var regTries = map[sys.RegisterOp]regTry{
-	sys.RegisterBuffers: {run: (*probeRing).buffers},
-	sys.UnregisterBuffers: {run: func(r *probeRing) error {
+	sys.RegisterBuffers: {run: (*probe).buffers},
+	sys.UnregisterBuffers: {run: func(r *probe) error {
 		if err := prereq("REGISTER_BUFFERS", r.buffers()); err != nil {
 			return err
 		}
 		return noneArg(r, sys.UnregisterBuffers, 0)
 	}},
-	sys.RegisterFiles: {run: func(r *probeRing) error {
+	sys.RegisterFiles: {run: func(r *probe) error {
 		err := r.files()
 		if p, ok := err.(prereqError); ok {
 			return p.err // the call under test, not a prerequisite
 		}
 		return err
 	}},
-	sys.UnregisterFiles: {run: func(r *probeRing) error {
+	sys.UnregisterFiles: {run: func(r *probe) error {
 		if err := r.files(); err != nil {
 			return err
 		}
 		return noneArg(r, sys.UnregisterFiles, 0)
 	}},
-	sys.RegisterEventfd: {run: regFn(sys.RegisterEventfd, func(r *probeRing) (*int32, uint32, error) {
+	sys.RegisterEventfd: {run: regFn(sys.RegisterEventfd, func(r *probe) (*int32, uint32, error) {
 		efd, err := r.eventfd()
 		return &efd, 1, err
 	})},
-	sys.UnregisterEventfd: {run: func(r *probeRing) error {
+	sys.UnregisterEventfd: {run: func(r *probe) error {
 		efd, err := r.eventfd()
 		if err != nil {
 			return err
@@ -243,7 +268,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		}
 		return noneArg(r, sys.UnregisterEventfd, 0)
 	}},
-	sys.RegisterFilesUpdate: {run: func(r *probeRing) error {
+	sys.RegisterFilesUpdate: {run: func(r *probe) error {
 		if err := r.files(); err != nil {
 			return err
 		}
@@ -253,35 +278,35 @@ var regTries = map[sys.RegisterOp]regTry{
 		_, err := register(r.fd, sys.RegisterFilesUpdate, &fu, 1)
 		return err
 	}},
-	sys.RegisterEventfdAsync: {run: regFn(sys.RegisterEventfdAsync, func(r *probeRing) (*int32, uint32, error) {
+	sys.RegisterEventfdAsync: {run: regFn(sys.RegisterEventfdAsync, func(r *probe) (*int32, uint32, error) {
 		efd, err := r.eventfd()
 		return &efd, 1, err
 	})},
-	sys.RegisterProbe: {run: regFn(sys.RegisterProbe, func(r *probeRing) (*sys.Probe, uint32, error) {
+	sys.RegisterProbe: {run: regFn(sys.RegisterProbe, func(r *probe) (*sys.Probe, uint32, error) {
 		return new(sys.Probe), 256, nil
 	})},
-	sys.RegisterPersonality: {run: func(r *probeRing) error {
+	sys.RegisterPersonality: {run: func(r *probe) error {
 		id, err := register[byte](r.fd, sys.RegisterPersonality, nil, 0)
 		if err == nil {
 			noneArg(r, sys.UnregisterPersonality, uint32(id))
 		}
 		return err
 	}},
-	sys.UnregisterPersonality: {run: func(r *probeRing) error {
+	sys.UnregisterPersonality: {run: func(r *probe) error {
 		id, err := register[byte](r.fd, sys.RegisterPersonality, nil, 0)
 		if err != nil {
 			return prereq("REGISTER_PERSONALITY", err)
 		}
 		return noneArg(r, sys.UnregisterPersonality, uint32(id))
 	}},
-	sys.RegisterRestrictions: {flags: sys.SetupRDisabled, run: regFn(sys.RegisterRestrictions, func(r *probeRing) (*sys.Restriction, uint32, error) {
+	sys.RegisterRestrictions: {flags: sys.SetupRDisabled, run: regFn(sys.RegisterRestrictions, func(r *probe) (*sys.Restriction, uint32, error) {
 		return &sys.Restriction{Opcode: sys.RestrictionSQEOp, Arg: uint8(sys.OpNop)}, 1, nil
 	})},
-	sys.RegisterEnableRings: {flags: sys.SetupRDisabled, run: func(r *probeRing) error {
+	sys.RegisterEnableRings: {flags: sys.SetupRDisabled, run: func(r *probe) error {
 		return noneArg(r, sys.RegisterEnableRings, 0)
 	}},
-	sys.RegisterFiles2: {run: (*probeRing).files2},
-	sys.RegisterFilesUpdate2: {run: func(r *probeRing) error {
+	sys.RegisterFiles2: {run: (*probe).files2},
+	sys.RegisterFilesUpdate2: {run: func(r *probe) error {
 		if err := r.files2(); err != nil {
 			return prereq("REGISTER_FILES2", err)
 		}
@@ -291,8 +316,8 @@ var regTries = map[sys.RegisterOp]regTry{
 		_, err := register(r.fd, sys.RegisterFilesUpdate2, &u, uint32(unsafe.Sizeof(u)))
 		return err
 	}},
-	sys.RegisterBuffers2: {run: (*probeRing).buffers2},
-	sys.RegisterBuffersUpdate: {run: func(r *probeRing) error {
+	sys.RegisterBuffers2: {run: (*probe).buffers2},
+	sys.RegisterBuffersUpdate: {run: func(r *probe) error {
 		if err := r.buffers2(); err != nil {
 			return prereq("REGISTER_BUFFERS2", err)
 		}
@@ -304,7 +329,7 @@ var regTries = map[sys.RegisterOp]regTry{
 		_, err = register(r.fd, sys.RegisterBuffersUpdate, &u, uint32(unsafe.Sizeof(u)))
 		return err
 	}},
-	sys.RegisterIOWQAff: {run: func(r *probeRing) error {
+	sys.RegisterIOWQAff: {ring: true, run: func(r *probe) error {
 		if err := r.submitNop(); err != nil {
 			return fmt.Errorf("NOP for the thread's io-wq: %w", err)
 		}
@@ -315,20 +340,20 @@ var regTries = map[sys.RegisterOp]regTry{
 		_, err := register(r.fd, sys.RegisterIOWQAff, &set, uint32(unsafe.Sizeof(set)))
 		return err
 	}},
-	sys.UnregisterIOWQAff: {run: func(r *probeRing) error {
+	sys.UnregisterIOWQAff: {ring: true, run: func(r *probe) error {
 		if err := r.submitNop(); err != nil {
 			return fmt.Errorf("NOP for the thread's io-wq: %w", err)
 		}
 		return noneArg(r, sys.UnregisterIOWQAff, 0)
 	}},
-	sys.RegisterIOWQMaxWorkers: {run: regFn(sys.RegisterIOWQMaxWorkers, func(r *probeRing) (*[2]uint32, uint32, error) {
+	sys.RegisterIOWQMaxWorkers: {run: regFn(sys.RegisterIOWQMaxWorkers, func(r *probe) (*[2]uint32, uint32, error) {
 		return new([2]uint32), 2, nil
 	})},
-	sys.RegisterRingFds: {run: func(r *probeRing) error {
+	sys.RegisterRingFds: {run: func(r *probe) error {
 		_, err := r.registerSelf()
 		return err
 	}},
-	sys.UnregisterRingFds: {run: func(r *probeRing) error {
+	sys.UnregisterRingFds: {run: func(r *probe) error {
 		idx, err := r.registerSelf()
 		if err != nil {
 			return prereq("REGISTER_RING_FDS", err)
@@ -340,42 +365,42 @@ var regTries = map[sys.RegisterOp]regTry{
 		}
 		return err
 	}},
-	sys.RegisterPbufRing: {run: (*probeRing).pbufRing},
-	sys.UnregisterPbufRing: {run: func(r *probeRing) error {
+	sys.RegisterPbufRing: {run: (*probe).pbufRing},
+	sys.UnregisterPbufRing: {run: func(r *probe) error {
 		if err := r.pbufRing(); err != nil {
 			return prereq("REGISTER_PBUF_RING", err)
 		}
 		_, err := register(r.fd, sys.UnregisterPbufRing, &sys.BufReg{}, 1)
 		return err
 	}},
-	sys.RegisterSyncCancel: {ok: []unix.Errno{unix.ENOENT}, run: regFn(sys.RegisterSyncCancel, func(r *probeRing) (*sys.SyncCancelReg, uint32, error) {
+	sys.RegisterSyncCancel: {ok: []unix.Errno{unix.ENOENT}, run: regFn(sys.RegisterSyncCancel, func(r *probe) (*sys.SyncCancelReg, uint32, error) {
 		return &sys.SyncCancelReg{Addr: 0xfeedface, Fd: -1, Timeout: sys.Timespec{Sec: -1, Nsec: -1}}, 1, nil
 	})},
-	sys.RegisterFileAllocRange: {run: func(r *probeRing) error {
+	sys.RegisterFileAllocRange: {run: func(r *probe) error {
 		if err := r.files(); err != nil {
 			return err
 		}
 		_, err := register(r.fd, sys.RegisterFileAllocRange, &sys.FileIndexRange{Len: 1}, 0)
 		return err
 	}},
-	sys.RegisterPbufStatus: {run: func(r *probeRing) error {
+	sys.RegisterPbufStatus: {run: func(r *probe) error {
 		if err := r.pbufRing(); err != nil {
 			return prereq("REGISTER_PBUF_RING", err)
 		}
 		_, err := register(r.fd, sys.RegisterPbufStatus, &sys.BufStatus{}, 1)
 		return err
 	}},
-	sys.RegisterNAPI: {run: regFn(sys.RegisterNAPI, func(r *probeRing) (*sys.NAPI, uint32, error) {
+	sys.RegisterNAPI: {run: regFn(sys.RegisterNAPI, func(r *probe) (*sys.NAPI, uint32, error) {
 		return &sys.NAPI{}, 1, nil
 	})},
-	sys.UnregisterNAPI: {run: regFn(sys.UnregisterNAPI, func(r *probeRing) (*sys.NAPI, uint32, error) {
+	sys.UnregisterNAPI: {run: regFn(sys.UnregisterNAPI, func(r *probe) (*sys.NAPI, uint32, error) {
 		return &sys.NAPI{}, 1, nil
 	})},
-	sys.RegisterClock: {run: regFn(sys.RegisterClock, func(r *probeRing) (*sys.ClockRegister, uint32, error) {
+	sys.RegisterClock: {run: regFn(sys.RegisterClock, func(r *probe) (*sys.ClockRegister, uint32, error) {
 		return &sys.ClockRegister{ClockID: unix.CLOCK_MONOTONIC}, 0, nil
 	})},
-	sys.RegisterCloneBuffers: {run: func(r *probeRing) error {
-		src, err := setupRing(2, sys.Params{})
+	sys.RegisterCloneBuffers: {run: func(r *probe) error {
+		src, err := newProbe(2, sys.Params{})
 		if err != nil {
 			return err
 		}
@@ -386,13 +411,16 @@ var regTries = map[sys.RegisterOp]regTry{
 		_, err = register(r.fd, sys.RegisterCloneBuffers, &sys.CloneBuffers{SrcFd: uint32(src.fd)}, 1)
 		return err
 	}},
-	sys.RegisterSendMsgRing: {no: []unix.Errno{unix.EBADF}, run: func(r *probeRing) error {
-		sqe := sys.SQE{Opcode: sys.OpMsgRing, Fd: int32(r.fd), Addr: sys.MsgData, Off: 0xfeedface}
-		_, err := register(-1, sys.RegisterSendMsgRing, &sqe, 1)
+	sys.RegisterSendMsgRing: {no: []unix.Errno{unix.EBADF}, run: func(r *probe) error {
+		var msg sys.SQE
+		if err := sqe.MsgRing(&msg, r.fd, 0, 0xfeedface); err != nil {
+			return err
+		}
+		_, err := register(-1, sys.RegisterSendMsgRing, &msg, 1)
 		return err
 	}},
 	sys.RegisterZcrxIfq: {flags: sys.SetupSingleIssuer | sys.SetupDeferTaskrun | sys.SetupCQE32,
-		ok: []unix.Errno{unix.EFAULT}, run: func(r *probeRing) error {
+		ok: []unix.Errno{unix.EFAULT}, run: func(r *probe) error {
 			none, err := unix.Mmap(-1, 0, os.Getpagesize(), unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 			if err != nil {
 				return fmt.Errorf("mmap: %w", err)
@@ -402,10 +430,10 @@ var regTries = map[sys.RegisterOp]regTry{
 			return err
 		}},
 	sys.RegisterResizeRings: {flags: sys.SetupSingleIssuer | sys.SetupDeferTaskrun,
-		run: regFn(sys.RegisterResizeRings, func(r *probeRing) (*sys.Params, uint32, error) {
+		run: regFn(sys.RegisterResizeRings, func(r *probe) (*sys.Params, uint32, error) {
 			return &sys.Params{SQEntries: 4}, 1, nil
 		})},
-	sys.RegisterMemRegion: {run: func(r *probeRing) error {
+	sys.RegisterMemRegion: {run: func(r *probe) error {
 		b, _, err := r.page()
 		if err != nil {
 			return err
@@ -415,11 +443,11 @@ var regTries = map[sys.RegisterOp]regTry{
 		_, err = register(r.fd, sys.RegisterMemRegion, &sys.MemRegionReg{RegionUptr: sys.PtrAddr(rd)}, 1)
 		return err
 	}},
-	sys.RegisterQuery: {no: []unix.Errno{unix.EBADF}, run: func(r *probeRing) error {
+	sys.RegisterQuery: {no: []unix.Errno{unix.EBADF}, run: func(r *probe) error {
 		_, err := query()
 		return err
 	}},
-	sys.RegisterUseRegisteredRing: {no: []unix.Errno{unix.EBADF, unix.EOPNOTSUPP}, run: func(r *probeRing) error {
+	sys.RegisterUseRegisteredRing: {no: []unix.Errno{unix.EBADF, unix.EOPNOTSUPP}, run: func(r *probe) error {
 		idx, err := r.registerSelf()
 		if err != nil {
 			return prereq("REGISTER_RING_FDS", err)

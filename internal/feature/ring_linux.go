@@ -8,39 +8,28 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
 
-// probeRing is a tiny ring made for one probe. Everything it maps or pins is
-// released by close.
-// Not a uring.Ring: the root package imports feature (DESIGN.md), not the reverse.
-type probeRing struct {
-	fd  int
-	p   sys.Params
-	mem [][]byte       // anonymous memory to unmap after the ring is closed
-	fds []int          // other fds to close
-	pin runtime.Pinner // Go memory whose address the kernel reads
-	reg int            // registered ring index to drop, or -1
-
-	// The queues, mapped by mapQueues for probes that submit requests.
-	maps           [][]byte // ring mappings to unmap
-	seq            uint64   // the last user data handed out
-	sqHead, sqTail *uint32
-	sqMask         uint32
-	sqArray        []uint32
-	sqes           []sys.SQE
-	cqHead, cqTail *uint32
-	cqMask         uint32
-	cqes           []sys.CQE // 16-byte slots; two per CQE on CQE32 rings
-	cqe32          bool
+// probe is a ring made for one try-and-see probe, and what the probe lends
+// the kernel (memory, fds, pinned values), all released by close. A raw
+// ring (newProbe) is only an fd, for setup, register and enter calls; a
+// probe that submits requests runs on a Ring (newRingProbe).
+type probe struct {
+	fd   int
+	p    sys.Params
+	ring Ring           // the Ring behind fd (newRingProbe), or nil
+	mem  [][]byte       // anonymous memory to unmap after the ring is closed
+	fds  []int          // other fds to close
+	pin  runtime.Pinner // Go memory whose address the kernel reads
+	reg  int            // registered ring index to drop, or -1
 }
 
-// setupRing makes a ring of entries with params p. NO_MMAP rings get the
-// one page of SQ/CQ ring memory and the one page of SQEs they need.
-func setupRing(entries uint32, p sys.Params) (*probeRing, error) {
-	r := &probeRing{fd: -1, reg: -1, p: p}
+// newProbe makes a raw ring of entries with params p. NO_MMAP rings get
+// the one page of SQ/CQ ring memory and the one page of SQEs they need.
+func newProbe(entries uint32, p sys.Params) (*probe, error) {
+	r := &probe{fd: -1, reg: -1, p: p}
 	if r.p.Flags&sys.SetupNoMmap != 0 {
 		rings, err := r.anon(os.Getpagesize())
 		if err != nil {
@@ -67,8 +56,24 @@ func setupRing(entries uint32, p sys.Params) (*probeRing, error) {
 	return r, nil
 }
 
+// errNoRingMaker: the probe needs a Ring and package uring is not linked
+// in (never the case outside this package's own tests).
+var errNoRingMaker = errors.New("feature: no ring maker: package uring installs it")
+
+// newRingProbe makes a Ring of entries with flags for a probe.
+func newRingProbe(entries uint32, flags sys.SetupFlags) (*probe, error) {
+	if ringMaker == nil {
+		return nil, errNoRingMaker
+	}
+	r, err := ringMaker(entries, flags)
+	if err != nil {
+		return nil, err
+	}
+	return &probe{fd: r.Fd(), reg: -1, ring: r, p: sys.Params{Flags: flags}}, nil
+}
+
 // anon maps n bytes of zeroed memory that live until close.
-func (r *probeRing) anon(n int) ([]byte, error) {
+func (r *probe) anon(n int) ([]byte, error) {
 	b, err := sys.MmapAnon(n, false)
 	if err != nil {
 		return nil, err
@@ -79,7 +84,7 @@ func (r *probeRing) anon(n int) ([]byte, error) {
 
 // registerSelf registers the ring fd in the calling thread's registered
 // ring table (REGISTER_RING_FDS) and returns the index.
-func (r *probeRing) registerSelf() (int, error) {
+func (r *probe) registerSelf() (int, error) {
 	upd := sys.RsrcUpdate{Offset: ^uint32(0), Data: uint64(r.fd)}
 	if _, err := register(r.fd, sys.RegisterRingFds, &upd, 1); err != nil {
 		return -1, err
@@ -88,41 +93,18 @@ func (r *probeRing) registerSelf() (int, error) {
 	return r.reg, nil
 }
 
-// submitNop submits one NOP and waits for it, so that the calling thread has
-// an io_uring task context and io-wq (IOWQ_AFF needs them).
-func (r *probeRing) submitNop() error {
-	sq, err := sys.Mmap(r.fd, sys.OffSQRing, int(r.p.SQOff.Array+r.p.SQEntries*4))
-	if err != nil {
-		return err
-	}
-	defer sys.Munmap(sq)
-	sqes, err := sys.Mmap(r.fd, sys.OffSQEs, int(r.p.SQEntries)*64)
-	if err != nil {
-		return err
-	}
-	defer sys.Munmap(sqes)
-	tail := sys.Uint32At(sq, r.p.SQOff.Tail)
-	mask := *sys.Uint32At(sq, r.p.SQOff.RingMask)
-	t := *tail
-	sys.SQEsAt(sqes, 0, r.p.SQEntries)[t&mask] = sys.SQE{Opcode: sys.OpNop}
-	sys.Uint32sAt(sq, r.p.SQOff.Array, r.p.SQEntries)[t&mask] = t & mask
-	atomicx.StoreRelease32(tail, t+1) // pairs with the kernel's acquire load of the SQ tail
-	_, err = sys.Enter(r.fd, 1, 1, sys.EnterGetEvents)
-	return err
-}
-
 // close drops the registered index, closes the ring and the other fds, and
 // unmaps the memory.
-func (r *probeRing) close() {
+func (r *probe) close() {
 	if r.reg >= 0 {
 		upd := sys.RsrcUpdate{Offset: uint32(r.reg)}
 		register(r.reg, sys.UnregisterRingFds|sys.RegisterUseRegisteredRing, &upd, 1)
 		r.reg = -1
 	}
-	for _, m := range r.maps {
-		sys.Munmap(m)
+	if r.ring != nil {
+		r.ring.Close()
+		r.ring, r.fd = nil, -1
 	}
-	r.maps, r.sqes, r.cqes = nil, nil, nil
 	if r.fd >= 0 {
 		sys.Close(r.fd)
 		r.fd = -1

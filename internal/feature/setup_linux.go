@@ -47,14 +47,14 @@ func SetupFlag(f sys.SetupFlags) error {
 		case sys.SetupCQSize:
 			p.CQEntries = 8
 		case sys.SetupAttachWQ:
-			wq, err := setupRing(2, sys.Params{})
+			wq, err := newProbe(2, sys.Params{})
 			if err != nil {
 				return plainRingFailed(setupFeature(f), err)
 			}
 			defer wq.close()
 			p.WQFd = uint32(wq.fd)
 		}
-		r, err := setupRing(2, p)
+		r, err := newProbe(2, p)
 		if err != nil {
 			return setupFailed(setupFeature(f), f.Since(), err)
 		}
@@ -91,7 +91,7 @@ func Features() (sys.Features, error) {
 	if featDone {
 		return featBits, nil
 	}
-	r, err := setupRing(1, sys.Params{})
+	r, err := newProbe(1, sys.Params{})
 	if err != nil {
 		return 0, unwrapTransient(plainRingFailed("the feature bits", err))
 	}
@@ -120,11 +120,11 @@ func Feature(f sys.Features) error {
 // a ring is made (the CQ is then twice that).
 func MaxEntries() (Limits, error) {
 	var l Limits
-	r, err := setupRing(1<<20, sys.Params{Flags: sys.SetupClamp})
+	r, err := newProbe(1<<20, sys.Params{Flags: sys.SetupClamp})
 	if err == nil {
 		l.MaxSQEntries = r.p.SQEntries
 		r.close()
-		r, err = setupRing(1, sys.Params{Flags: sys.SetupClamp | sys.SetupCQSize, CQEntries: 1 << 30})
+		r, err = newProbe(1, sys.Params{Flags: sys.SetupClamp | sys.SetupCQSize, CQEntries: 1 << 30})
 		if err != nil {
 			return l, unwrapTransient(setupFailed(setupFeature(sys.SetupCQSize|sys.SetupClamp), sys.SetupClamp.Since(), err))
 		}
@@ -136,7 +136,7 @@ func MaxEntries() (Limits, error) {
 		return l, unwrapTransient(setupFailed(setupFeature(sys.SetupClamp), sys.SetupClamp.Since(), err))
 	}
 	for n := uint32(32768); n >= 1; n /= 2 {
-		r, err := setupRing(n, sys.Params{})
+		r, err := newProbe(n, sys.Params{})
 		if err == nil {
 			l.MaxSQEntries, l.MaxCQEntries = r.p.SQEntries, r.p.CQEntries
 			r.close()
