@@ -476,7 +476,7 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	case cqEntries != 0 && (cqEntries < sqEntries || cqEntries > MaxCQEntries):
 		return argError("Resize", "cqEntries", "must be 0 or between sqEntries and 65536")
 	case r.flags&sys.SetupNoMmap != 0:
-		return &OptionError{"Resize", "not supported on WithNoMmap rings"}
+		return &OptionError{Option: "Resize", Reason: "not supported on WithNoMmap rings"}
 	}
 	if !r.life.acquire() {
 		return ErrClosed
@@ -485,7 +485,7 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 	// The new rings are mapped through the fd.
 	rfd, ok := r.life.fdUse()
 	if !ok {
-		return &OptionError{"Resize", "the ring fd was closed (CloseRingFd): the resized rings could not be mapped"}
+		return &OptionError{Option: "Resize", Reason: "the ring fd was closed (CloseRingFd): the resized rings could not be mapped"}
 	}
 	defer r.life.fdDone()
 	r.flushSQ()

@@ -57,9 +57,9 @@ func (r *Ring) CloseRingFd() error {
 	l := r.life
 	switch {
 	case l.regOnly:
-		return &OptionError{"CloseRingFd", "a WithRegisteredFdOnly ring has no fd"}
+		return &OptionError{Option: "CloseRingFd", Reason: "a WithRegisteredFdOnly ring has no fd"}
 	case l.regIndex < 0:
-		return &OptionError{"CloseRingFd", "the ring has no registered index (create it WithRegisteredRingFd)"}
+		return &OptionError{Option: "CloseRingFd", Reason: "the ring has no registered index (create it WithRegisteredRingFd)"}
 	case r.params.Features&sys.FeatRegRegRing == 0:
 		if err := feature.Feature(sys.FeatRegRegRing); err != nil {
 			return err
@@ -72,7 +72,7 @@ func (r *Ring) CloseRingFd() error {
 	defer l.releaseRef()
 	prev := l.fdUsers.Or(fdClosing)
 	if prev&fdClosing != 0 {
-		return &OptionError{"CloseRingFd", "the ring fd is already closed"}
+		return &OptionError{Option: "CloseRingFd", Reason: "the ring fd is already closed"}
 	}
 	// Wait out the calls that still use the fd (register calls, a
 	// ring-less wake; none of them waits in the kernel for long): the

@@ -2,6 +2,7 @@ package uring
 
 import (
 	"errors"
+	"github.com/pure-uring/uring/internal/argerr"
 	"syscall"
 
 	"github.com/pure-uring/uring/internal/feature"
@@ -34,23 +35,6 @@ func (notIssuer) Error() string {
 func (notIssuer) Is(target error) bool { return target == syscall.EEXIST }
 
 // OptionError reports a bad option, or a bad combination of options,
-// rejected before anything reached the kernel. It is the library's one
-// option error: New's, poll's (poll.New, poll.NewCore) and task's
-// (task.NewExecutor, task.NewRuntime); poll.OptionError and
-// task.OptionError are this type. It unwraps to syscall.EINVAL, the errno
-// the kernel would have returned, so errors.Is(err, syscall.EINVAL)
-// holds, as for the library's argument error (sqe.ArgError).
-type OptionError struct {
-	// Option is the name of the option's function, e.g. "WithDeferTaskrun"
-	// (or poll's "WithSpinBudget", task's "WithCloseWait"); a combination
-	// is named by the option that needs or excludes the other.
-	Option string
-	// Reason says what is wrong, naming the argument where one is bad:
-	// "n = 0: the CQ needs at least one entry".
-	Reason string
-}
-
-func (e *OptionError) Error() string { return "uring: " + e.Option + ": " + e.Reason }
-
-// Unwrap returns syscall.EINVAL.
-func (e *OptionError) Unwrap() error { return syscall.EINVAL }
+// before any syscall (New, and poll's and task's constructors: one type).
+// It names the option and unwraps to syscall.EINVAL.
+type OptionError = argerr.OptionError

@@ -2,6 +2,7 @@ package uring
 
 import (
 	"fmt"
+	"github.com/pure-uring/uring/internal/argerr"
 	"math"
 	"time"
 
@@ -18,21 +19,15 @@ const (
 type Option func(*config)
 
 type config struct {
-	flags       sys.SetupFlags
-	sqIdle      uint32
-	sqCPU       uint32
-	cqEntries   uint32
-	wqFd        uint32
-	attach      *Ring
-	registerFd  bool
-	err         error // first bad option value
+	flags      sys.SetupFlags
+	sqIdle     uint32
+	sqCPU      uint32
+	cqEntries  uint32
+	wqFd       uint32
+	attach     *Ring
+	registerFd bool
+	argerr.Options
 	rawFlagsSet bool
-}
-
-func (c *config) fail(option, format string, args ...any) {
-	if c.err == nil {
-		c.err = &OptionError{Option: option, Reason: fmt.Sprintf(format, args...)}
-	}
 }
 
 // WithSQPoll starts a kernel thread that polls the SQ (IORING_SETUP_SQPOLL),
@@ -43,7 +38,7 @@ func WithSQPoll(idle time.Duration) Option {
 		c.flags |= sys.SetupSQPoll
 		ms := idle.Milliseconds()
 		if idle < 0 || ms > math.MaxUint32 {
-			c.fail("WithSQPoll", "idle = %v: must be between 0 and %d ms", idle, uint32(math.MaxUint32))
+			c.Badf("WithSQPoll", "idle = %v: must be between 0 and %d ms", idle, uint32(math.MaxUint32))
 			return
 		}
 		c.sqIdle = uint32(ms)
@@ -55,7 +50,7 @@ func WithSQPoll(idle time.Duration) Option {
 func WithSQPollCPU(cpu int) Option {
 	return func(c *config) {
 		if cpu < 0 || cpu > math.MaxInt32 {
-			c.fail("WithSQPollCPU", "cpu = %d: must be >= 0", cpu)
+			c.Badf("WithSQPollCPU", "cpu = %d: must be >= 0", cpu)
 			return
 		}
 		c.flags |= sys.SetupSQAff
@@ -76,7 +71,7 @@ func WithHybridIOPoll() Option { return flag(sys.SetupHybridIOPoll) }
 func WithCQSize(n uint32) Option {
 	return func(c *config) {
 		if n == 0 {
-			c.fail("WithCQSize", "n = 0: the CQ needs at least one entry")
+			c.Badf("WithCQSize", "n = 0: the CQ needs at least one entry")
 			return
 		}
 		c.flags |= sys.SetupCQSize
@@ -92,7 +87,7 @@ func WithClamp() Option { return flag(sys.SetupClamp) }
 func WithAttachWQ(other *Ring) Option {
 	return func(c *config) {
 		if other == nil {
-			c.fail("WithAttachWQ", "other = nil: need the ring whose workers to share")
+			c.Badf("WithAttachWQ", "other = nil: need the ring whose workers to share")
 			return
 		}
 		c.flags |= sys.SetupAttachWQ
@@ -170,44 +165,44 @@ const knownFlags = sys.SetupSQRewind<<1 - 1
 // validate rejects combinations the kernel would refuse with EINVAL, naming
 // the option, before any syscall.
 func (c *config) validate(entries uint32) error {
-	if c.err != nil {
-		return c.err
+	if err := c.Err(); err != nil {
+		return err
 	}
 	f := c.flags
 	has := func(x sys.SetupFlags) bool { return f&x != 0 }
 	switch {
 	case entries == 0:
-		return &OptionError{"entries", "0: the SQ needs at least one entry"}
+		return &OptionError{Option: "entries", Reason: "0: the SQ needs at least one entry"}
 	case entries > MaxEntries && !has(sys.SetupClamp):
-		return &OptionError{"entries", fmt.Sprintf("%d exceeds %d (use WithClamp to clamp)", entries, MaxEntries)}
+		return &OptionError{Option: "entries", Reason: fmt.Sprintf("%d exceeds %d (use WithClamp to clamp)", entries, MaxEntries)}
 	case f&^knownFlags != 0 && !c.rawFlagsSet:
-		return &OptionError{"WithFlags", fmt.Sprintf("unknown setup flags %v", f&^knownFlags)}
+		return &OptionError{Option: "WithFlags", Reason: fmt.Sprintf("unknown setup flags %v", f&^knownFlags)}
 	case has(sys.SetupCQSize) && c.cqEntries > MaxCQEntries && !has(sys.SetupClamp):
-		return &OptionError{"WithCQSize", fmt.Sprintf("n = %d exceeds %d (use WithClamp to clamp)", c.cqEntries, MaxCQEntries)}
+		return &OptionError{Option: "WithCQSize", Reason: fmt.Sprintf("n = %d exceeds %d (use WithClamp to clamp)", c.cqEntries, MaxCQEntries)}
 	case has(sys.SetupCQSize) && c.cqEntries < entries && !has(sys.SetupClamp):
-		return &OptionError{"WithCQSize", fmt.Sprintf("n = %d is smaller than the SQ (%d entries)", c.cqEntries, entries)}
+		return &OptionError{Option: "WithCQSize", Reason: fmt.Sprintf("n = %d is smaller than the SQ (%d entries)", c.cqEntries, entries)}
 	case has(sys.SetupSQAff) && !has(sys.SetupSQPoll):
-		return &OptionError{"WithSQPollCPU", "needs WithSQPoll"}
+		return &OptionError{Option: "WithSQPollCPU", Reason: "needs WithSQPoll"}
 	case has(sys.SetupHybridIOPoll) && !has(sys.SetupIOPoll):
-		return &OptionError{"WithHybridIOPoll", "needs WithIOPoll"}
+		return &OptionError{Option: "WithHybridIOPoll", Reason: "needs WithIOPoll"}
 	case has(sys.SetupTaskrunFlag) && !has(sys.SetupCoopTaskrun|sys.SetupDeferTaskrun):
-		return &OptionError{"WithTaskrunFlag", "needs WithCoopTaskrun or WithDeferTaskrun"}
+		return &OptionError{Option: "WithTaskrunFlag", Reason: "needs WithCoopTaskrun or WithDeferTaskrun"}
 	case has(sys.SetupDeferTaskrun) && !has(sys.SetupSingleIssuer):
-		return &OptionError{"WithDeferTaskrun", "needs WithSingleIssuer"}
+		return &OptionError{Option: "WithDeferTaskrun", Reason: "needs WithSingleIssuer"}
 	case has(sys.SetupSQPoll) && has(sys.SetupCoopTaskrun|sys.SetupTaskrunFlag|sys.SetupDeferTaskrun):
-		return &OptionError{"WithSQPoll", "cannot be combined with WithCoopTaskrun, WithTaskrunFlag or WithDeferTaskrun (the SQ thread, not the task, runs completions)"}
+		return &OptionError{Option: "WithSQPoll", Reason: "cannot be combined with WithCoopTaskrun, WithTaskrunFlag or WithDeferTaskrun (the SQ thread, not the task, runs completions)"}
 	case has(sys.SetupRegisteredFdOnly) && !has(sys.SetupNoMmap):
-		return &OptionError{"WithRegisteredFdOnly", "needs WithNoMmap (there is no fd to mmap)"}
+		return &OptionError{Option: "WithRegisteredFdOnly", Reason: "needs WithNoMmap (there is no fd to mmap)"}
 	case has(sys.SetupCQEMixed) && has(sys.SetupCQE32):
-		return &OptionError{"WithCQEMixed", "cannot be combined with WithCQE32"}
+		return &OptionError{Option: "WithCQEMixed", Reason: "cannot be combined with WithCQE32"}
 	case has(sys.SetupSQEMixed) && has(sys.SetupSQE128):
-		return &OptionError{"WithFlags", "SQE_MIXED cannot be combined with WithSQE128"}
+		return &OptionError{Option: "WithFlags", Reason: "SQE_MIXED cannot be combined with WithSQE128"}
 	case has(sys.SetupSQRewind) && (!has(sys.SetupNoSQArray) || has(sys.SetupSQPoll)):
-		return &OptionError{"WithFlags", "SQ_REWIND needs WithNoSQArray and excludes WithSQPoll"}
+		return &OptionError{Option: "WithFlags", Reason: "SQ_REWIND needs WithNoSQArray and excludes WithSQPoll"}
 	case has(sys.SetupAttachWQ) && c.attach == nil:
-		return &OptionError{"WithAttachWQ", "needs the ring to attach to"}
+		return &OptionError{Option: "WithAttachWQ", Reason: "needs the ring to attach to"}
 	case has(sys.SetupRegisteredFdOnly) && c.registerFd:
-		return &OptionError{"WithRegisteredRingFd", "redundant with WithRegisteredFdOnly"}
+		return &OptionError{Option: "WithRegisteredRingFd", Reason: "redundant with WithRegisteredFdOnly"}
 	}
 	return nil
 }

@@ -149,11 +149,11 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 	p.CQEntries = c.cqEntries
 	if c.attach != nil {
 		if c.attach.closed.Load() {
-			return nil, &OptionError{"WithAttachWQ", "the ring to attach to is closed"}
+			return nil, &OptionError{Option: "WithAttachWQ", Reason: "the ring to attach to is closed"}
 		}
 		wq, ok := c.attach.life.fdUse()
 		if !ok || wq < 0 {
-			return nil, &OptionError{"WithAttachWQ", "the ring to attach to has no fd (WithRegisteredFdOnly, or CloseRingFd)"}
+			return nil, &OptionError{Option: "WithAttachWQ", Reason: "the ring to attach to has no fd (WithRegisteredFdOnly, or CloseRingFd)"}
 		}
 		defer c.attach.life.fdDone()
 		p.WQFd = uint32(wq)

@@ -34,7 +34,7 @@ func (r *Ring) GetSQE() (*sys.SQE, error) {
 // GetSQE128 is GetSQE for WithSQE128 rings: the whole 128 bytes are zeroed.
 func (r *Ring) GetSQE128() (*sys.SQE128, error) {
 	if r.sq.shift == 0 {
-		return nil, &OptionError{"GetSQE128", "the ring was not created WithSQE128"}
+		return nil, &OptionError{Option: "GetSQE128", Reason: "the ring was not created WithSQE128"}
 	}
 	if _, err := r.GetSQE(); err != nil { // zeroes the first 64 bytes
 		return nil, err

@@ -158,7 +158,7 @@ func (r *Ring) enterSigmask(toSubmit, n uint32, left time.Duration, mask sys.Sig
 func (r *Ring) SubmitAndWaitReg(n uint32, index int) (*sys.CQE, error) {
 	size := int64(sys.SizeOf[sys.RegWait]())
 	if index < 0 || int64(index)*size > 1<<32-1-size {
-		return nil, &OptionError{"index", "= " + strconv.Itoa(index) + " is not a wait slot (0 .. 2^32/64)"}
+		return nil, &OptionError{Option: "index", Reason: "= " + strconv.Itoa(index) + " is not a wait slot (0 .. 2^32/64)"}
 	}
 	if r.closed.Load() {
 		return nil, ErrClosed

@@ -4,6 +4,7 @@ package poll
 
 import (
 	"fmt"
+	"github.com/pure-uring/uring/internal/argerr"
 	"time"
 
 	"github.com/pure-uring/uring"
@@ -90,9 +91,9 @@ type config struct {
 	MinWait     time.Duration
 	SQPollIdle  time.Duration
 
-	errs     []error // bad option arguments, reported by New and NewCore
-	loopOnly string  // the first Loop-only option given (NewCore refuses it)
-	coreOnly string  // the first Core-only option given (New refuses it)
+	bad      argerr.Options // bad option arguments, reported by New and NewCore
+	loopOnly string         // the first Loop-only option given (NewCore refuses it)
+	coreOnly string         // the first Core-only option given (New refuses it)
 }
 
 // loopOption marks an option that configures only a Loop.
@@ -115,7 +116,7 @@ func WithStrategy(s Strategy) Option {
 	return func(c *config) {
 		c.loopOption("WithStrategy")
 		if s < Park || s > SQPoll {
-			c.bad("WithStrategy", fmt.Sprintf("s = %d is not a strategy", int(s)))
+			c.bad.Bad("WithStrategy", fmt.Sprintf("s = %d is not a strategy", int(s)))
 		}
 		c.Strategy = s
 	}
@@ -125,7 +126,7 @@ func WithStrategy(s Strategy) Option {
 func WithEntries(n uint32) Option {
 	return func(c *config) {
 		if n > uring.MaxEntries {
-			c.bad("WithEntries", fmt.Sprintf("n = %d exceeds %d", n, uring.MaxEntries))
+			c.bad.Bad("WithEntries", fmt.Sprintf("n = %d exceeds %d", n, uring.MaxEntries))
 		}
 		c.Entries = n
 	}
@@ -136,7 +137,7 @@ func WithEntries(n uint32) Option {
 func WithCQEntries(n uint32) Option {
 	return func(c *config) {
 		if n > uring.MaxCQEntries {
-			c.bad("WithCQEntries", fmt.Sprintf("n = %d exceeds %d", n, uring.MaxCQEntries))
+			c.bad.Bad("WithCQEntries", fmt.Sprintf("n = %d exceeds %d", n, uring.MaxCQEntries))
 		}
 		c.CQEntries = n
 	}
@@ -149,7 +150,7 @@ func WithRingOptions(opts ...uring.Option) Option {
 	return func(c *config) {
 		for i, o := range opts {
 			if o == nil {
-				c.bad("WithRingOptions", fmt.Sprintf("opts[%d] is nil", i))
+				c.bad.Bad("WithRingOptions", fmt.Sprintf("opts[%d] is nil", i))
 			}
 		}
 		c.Options = append(c.Options, opts...)
@@ -171,7 +172,7 @@ func WithSpinBudget(n int) Option {
 	return func(c *config) {
 		c.loopOption("WithSpinBudget")
 		if n < 0 {
-			c.bad("WithSpinBudget", fmt.Sprintf("n = %d is negative", n))
+			c.bad.Bad("WithSpinBudget", fmt.Sprintf("n = %d is negative", n))
 		}
 		c.SpinBudget = n
 	}
@@ -183,7 +184,7 @@ func WithSpinTime(d time.Duration) Option {
 	return func(c *config) {
 		c.loopOption("WithSpinTime")
 		if d < 0 {
-			c.bad("WithSpinTime", fmt.Sprintf("d = %v is negative", d))
+			c.bad.Bad("WithSpinTime", fmt.Sprintf("d = %v is negative", d))
 		}
 		c.SpinTime = d
 	}
@@ -195,7 +196,7 @@ func WithWaitTimeout(d time.Duration) Option {
 	return func(c *config) {
 		c.loopOption("WithWaitTimeout")
 		if d < 0 {
-			c.bad("WithWaitTimeout", fmt.Sprintf("d = %v is negative", d))
+			c.bad.Bad("WithWaitTimeout", fmt.Sprintf("d = %v is negative", d))
 		}
 		c.WaitTimeout = d
 	}
@@ -209,7 +210,7 @@ func WithWaitBatch(n uint32, minWait time.Duration) Option {
 	return func(c *config) {
 		c.loopOption("WithWaitBatch")
 		if minWait < 0 {
-			c.bad("WithWaitBatch", fmt.Sprintf("minWait = %v is negative", minWait))
+			c.bad.Bad("WithWaitBatch", fmt.Sprintf("minWait = %v is negative", minWait))
 		}
 		c.WaitBatch, c.MinWait = n, minWait
 	}
@@ -221,7 +222,7 @@ func WithSQPollIdle(d time.Duration) Option {
 	return func(c *config) {
 		c.loopOption("WithSQPollIdle")
 		if d < 0 {
-			c.bad("WithSQPollIdle", fmt.Sprintf("d = %v is negative", d))
+			c.bad.Bad("WithSQPollIdle", fmt.Sprintf("d = %v is negative", d))
 		}
 		c.SQPollIdle = d
 	}
@@ -232,7 +233,7 @@ func WithSQPollIdle(d time.Duration) Option {
 func WithSlots(n int) Option {
 	return func(c *config) {
 		if n < 0 || n > 1<<30 {
-			c.bad("WithSlots", fmt.Sprintf("n = %d is outside 0..2^30", n))
+			c.bad.Bad("WithSlots", fmt.Sprintf("n = %d is outside 0..2^30", n))
 		}
 		c.Slots = n
 	}
@@ -273,19 +274,10 @@ func WithRegisteredRingFd() Option {
 // unix.EINVAL. It is the library's one option error, uring.OptionError.
 type OptionError = uring.OptionError
 
-func (c *config) bad(opt, reason string) {
-	c.errs = append(c.errs, optionError(opt, reason))
-}
-
-// optionError is the *OptionError of this package's option opt.
-func optionError(opt, reason string) *OptionError {
-	return &OptionError{Option: opt, Reason: reason}
-}
-
 // ringDefaults checks and completes the settings a Loop and a Core share.
 func (c *config) ringDefaults() error {
-	if len(c.errs) > 0 {
-		return c.errs[0]
+	if err := c.bad.Err(); err != nil {
+		return err
 	}
 	if c.Entries == 0 {
 		c.Entries = 256
@@ -384,4 +376,9 @@ func (c *config) coreOptions() []Option {
 		o = append(o, WithKernelWake())
 	}
 	return o
+}
+
+// optionError is the *OptionError of this package's option opt.
+func optionError(opt, reason string) *OptionError {
+	return &OptionError{Option: opt, Reason: reason}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/internal/argerr"
 	"iter"
 	"runtime"
 	"sync/atomic"
@@ -20,24 +21,20 @@ import (
 type Option func(*config)
 
 type config struct {
-	entries   uint32
-	ringOpts  []uring.Option
-	noDefer   bool
-	closeWait time.Duration
-	spin      time.Duration
-	noPark    bool
-	fixedSpin bool  // WithSpin given: no adaptive spinning
-	noIOUring bool  // WithoutIOUring: the fallback backend
-	ringConns bool  // WithRingConnWaits: goroutine-side sockets wait through the ring
-	err       error // the first bad option argument
+	entries        uint32
+	ringOpts       []uring.Option
+	noDefer        bool
+	closeWait      time.Duration
+	spin           time.Duration
+	noPark         bool
+	fixedSpin      bool // WithSpin given: no adaptive spinning
+	noIOUring      bool // WithoutIOUring: the fallback backend
+	ringConns      bool // WithRingConnWaits: goroutine-side sockets wait through the ring
+	argerr.Options      // the first bad option argument
 }
 
-// bad records the first bad option argument.
-func (c *config) bad(opt, reason string) {
-	if c.err == nil {
-		c.err = optionError(opt, reason)
-	}
-}
+// bad records a bad option argument (the first one is the error).
+func (c *config) bad(opt, reason string) { c.Bad(opt, reason) }
 
 // WithRingConnWaits makes the goroutine-side sockets (Conn, PacketConn)
 // wait through the executor's ring: what would block becomes a RECV, SEND,
@@ -128,7 +125,7 @@ func newConfig(opts []Option) (config, error) {
 		}
 		o(&c)
 	}
-	return c, c.err
+	return c, c.Err()
 }
 
 // newBatch bounds how many new tasks a worker runs in a row while a task

@@ -50,7 +50,15 @@ func requireBurstTrimmed(t *testing.T, ex *Executor, n int, sleep func(*T) error
 		require.NoError(t, runTask(t, ex, sleep))
 	}
 	idle, trimmed := onExec(t, ex, ex.idleWorkersForTest), onExec(t, ex, ex.trimmedForTest)
-	require.LessOrEqual(t, idle, minIdle+2, "idle workers after the burst")
+	state := onExec(t, ex, func() string {
+		parks := uint64(0)
+		if ex.core != nil {
+			parks = ex.core.Stats().Parks
+		}
+		return sprintf("trimmed %d, idleLow %d, trimEvery %v, runnable %v (readyq %d, newq %d, readyOnStack %d), busy %d, parks %d",
+			ex.stats.trimmed, ex.idleLow, ex.trimEvery, ex.runnable(), ex.readyq.len(), ex.newq.len(), ex.readyOnStack, ex.busy, parks)
+	})
+	require.LessOrEqual(t, idle, minIdle+2, "idle workers after the burst (%s)", state)
 	require.GreaterOrEqual(t, trimmed, n-minIdle-2)
 }
 
