@@ -31,6 +31,36 @@ func (r *Ring) GetSQE() (*sys.SQE, error) {
 	return s, nil
 }
 
+// GetSQEs hands out up to n SQEs at once, zeroed and contiguous in the
+// SQ: one space check and one clear for the batch, where n GetSQE calls
+// make n of each. It returns fewer than n when fewer are free or when the
+// batch reaches the end of the SQ array (call it again for the rest), and
+// ErrSQFull when none is free. The SQEs are published by Submit, as
+// GetSQE's are; each request is the submitting thread's. For 128-byte
+// SQEs use GetSQE128.
+func (r *Ring) GetSQEs(n uint32) ([]sys.SQE, error) {
+	if r.closed.Load() {
+		return nil, ErrClosed
+	}
+	q := &r.sq
+	if q.shift != 0 {
+		return nil, &OptionError{Option: "GetSQEs", Reason: "the ring has 128-byte SQEs (WithSQE128): use GetSQE128"}
+	}
+	tail := q.sqeTail
+	// Acquire: pairs with the kernel's smp_store_release of sq.head once it
+	// has read the SQEs (the SQPOLL thread does so concurrently).
+	free := q.entries - (tail - atomic.LoadUint32(q.head))
+	if free == 0 {
+		return nil, ErrSQFull
+	}
+	i := tail & q.mask
+	n = min(n, free, q.entries-i)
+	batch := q.sqes[i : i+n]
+	clear(batch)
+	q.sqeTail = tail + n
+	return batch, nil
+}
+
 // GetSQE128 is GetSQE for WithSQE128 rings: the whole 128 bytes are zeroed.
 func (r *Ring) GetSQE128() (*sys.SQE128, error) {
 	if r.sq.shift == 0 {

@@ -62,22 +62,30 @@ func nopRing(b int, d time.Duration) (sample, error) {
 		return sample{}, err
 	}
 	defer r.Close()
-	cqes := make([]sys.CQE, b)
 	chunk := max(1, 1024/b)
 	ops, el, err := timed(d, func() (int, error) {
 		for k := 0; k < chunk; k++ {
-			for i := 0; i < b; i++ {
-				s, err := r.GetSQE()
+			// The batch form of the raw ring: GetSQEs (one check and one
+			// clear per batch), then the CQEs read in place (PeekBatch)
+			// and released at once (Advance), as liburing's for_each_cqe
+			// and cq_advance.
+			for got := 0; got < b; {
+				batch, err := r.GetSQEs(uint32(b - got))
 				if err != nil {
 					return k * b, err
 				}
-				sqe.Nop(s)
+				for i := range batch {
+					sqe.Nop(&batch[i])
+				}
+				got += len(batch)
 			}
 			if _, err := r.SubmitAndWait(uint32(b)); err != nil {
 				return k * b, err
 			}
 			for got := 0; got < b; {
-				got += r.Reap(cqes[got:])
+				cs := r.PeekBatch()
+				got += len(cs)
+				r.Advance(uint32(len(cs)))
 			}
 		}
 		return chunk * b, nil
