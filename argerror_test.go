@@ -4,6 +4,7 @@ package uring_test
 
 import (
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"syscall"
 	"testing"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -34,7 +34,7 @@ func requireArgError(t *testing.T, err error, fn, arg string) {
 // it, before anything reaches the kernel; a timed submit refuses its
 // timeout before it submits, so the prepared SQE is still there.
 func TestRingArgErrors(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	requireArgError(t, r.PostCQE(1, 0, ^sys.MsgRingFlagsPass, 0), "PostCQE", "msgFlags")
 	requireArgError(t, r.Resize(0, 0), "Resize", "sqEntries")
 	requireArgError(t, r.Resize(uring.MaxEntries+1, 0), "Resize", "sqEntries")

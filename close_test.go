@@ -5,6 +5,7 @@ package uring_test
 import (
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"runtime"
 	"strconv"
@@ -241,7 +242,7 @@ func TestCloseRacesWaitersAndCloses(t *testing.T) {
 // wait there (IORING_REGISTER_SEND_MSG_RING without a source ring, 6.13).
 // Before 6.13 the answer is an UnsupportedError naming 6.13.
 func TestPostWake(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	err := r.PostWake(1)
 	if err != nil {
 		var ue *uring.UnsupportedError
@@ -274,7 +275,7 @@ func TestPostWake(t *testing.T) {
 // changed nothing and runs again; once the ring is closed it stops with
 // ErrClosed.
 func TestUseTargetRetriesEINTR(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	calls := 0
 	err := r.UseTarget(func(fd int, flag sys.RegisterOp) error {
 		calls++

@@ -3,6 +3,7 @@
 package uring_test
 
 import (
+	"github.com/pure-uring/uring/tests/ringtest"
 	"runtime"
 	"syscall"
 	"testing"
@@ -32,7 +33,7 @@ func onOtherThread(fn func()) {
 func TestIssuerThreadIsTheCreator(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r := testutil.NewRing(t, 4, uring.WithSingleIssuer()) // 6.0
+	r := ringtest.New(t, 4, uring.WithSingleIssuer()) // 6.0
 	require.True(t, r.OnIssuerThread())
 	var onOther bool
 	var err error
@@ -47,7 +48,7 @@ func TestIssuerThreadIsTheCreator(t *testing.T) {
 	_, err = r.SubmitAndWait(1)
 	require.NoError(t, err, "the creator may submit (the NOP waiting since)")
 
-	plain := testutil.NewRing(t, 4)
+	plain := ringtest.New(t, 4)
 	onOtherThread(func() { onOther = plain.OnIssuerThread() })
 	require.True(t, onOther, "any thread may use a ring without SINGLE_ISSUER")
 
@@ -55,7 +56,7 @@ func TestIssuerThreadIsTheCreator(t *testing.T) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterResizeRings)) // 6.13
-		r := testutil.NewRing(t, 4, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+		r := ringtest.New(t, 4, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		onOtherThread(func() { err = r.Resize(8, 0) })
 		require.ErrorIs(t, err, uring.ErrNotIssuer)
 		require.ErrorIs(t, err, syscall.EEXIST)
@@ -69,7 +70,7 @@ func TestIssuerThreadIsTheCreator(t *testing.T) {
 func TestIssuerThreadIsTheEnabler(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r := testutil.NewRing(t, 4, uring.WithSingleIssuer(), uring.WithDisabled())
+	r := ringtest.New(t, 4, uring.WithSingleIssuer(), uring.WithDisabled())
 	var before, after bool
 	var err error
 	onOtherThread(func() {

@@ -5,6 +5,7 @@ package uring_test
 import (
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -74,7 +75,7 @@ func TestCloseRacesSubmitStorm(t *testing.T) {
 }
 
 func TestSQPollSubmitsWithoutEnterAndWakesAfterIdle(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithSQPoll(10*time.Millisecond))
+	r := ringtest.New(t, 8, uring.WithSQPoll(10*time.Millisecond))
 	for round := 0; round < 3; round++ {
 		nop(t, r, uint64(round))
 		n, err := r.Submit()
@@ -94,7 +95,7 @@ func TestSQPollSubmitsWithoutEnterAndWakesAfterIdle(t *testing.T) {
 }
 
 func TestSQPollWithCPUAffinity(t *testing.T) {
-	r := testutil.NewRing(t, 4, uring.WithSQPoll(time.Millisecond), uring.WithSQPollCPU(0))
+	r := ringtest.New(t, 4, uring.WithSQPoll(time.Millisecond), uring.WithSQPollCPU(0))
 	nop(t, r, 1)
 	_, err := r.Submit()
 	require.NoError(t, err)
@@ -107,7 +108,7 @@ func TestSQPollWithCPUAffinity(t *testing.T) {
 // ("io_uring: allow NOP opcode in IOPOLL mode"); before, each fails with
 // EINVAL, still one CQE per SQE and no hang.
 func TestIOPollRingCompletesNops(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithIOPoll())
+	r := ringtest.New(t, 8, uring.WithIOPoll())
 	nopsOK, err := uring.KernelAtLeast("5.19")
 	require.NoError(t, err)
 	want := int32(0)
@@ -144,7 +145,7 @@ func TestIOPollODirectReadReportsEOPNOTSUPP(t *testing.T) {
 	require.NoError(t, err)
 	defer sys.Munmap(buf)
 
-	r := testutil.NewRing(t, 4, uring.WithIOPoll())
+	r := ringtest.New(t, 4, uring.WithIOPoll())
 	s, err := r.GetSQE()
 	require.NoError(t, err)
 	s.Opcode, s.Fd, s.Addr, s.Len, s.UserData = sys.OpRead, int32(fd), sys.SliceAddr(buf), 4096, 1
@@ -177,7 +178,7 @@ func polledFile(t *testing.T, fd int) bool {
 func TestRegisteredRingFdOnOwnerThread(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r := testutil.NewRing(t, 8, uring.WithRegisteredRingFd())
+	r := ringtest.New(t, 8, uring.WithRegisteredRingFd())
 	for i := 0; i < 10; i++ {
 		nop(t, r, uint64(i))
 		_, err := r.SubmitAndWait(1)
@@ -211,7 +212,7 @@ func TestRegisteredFdOnlyRing(t *testing.T) {
 func TestResizeKeepsPendingCQEs(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r := testutil.NewRing(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+	r := ringtest.New(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 	for i := 0; i < 5; i++ {
 		nop(t, r, uint64(i))
 	}
@@ -239,7 +240,7 @@ func TestResizeKeepsPendingCQEs(t *testing.T) {
 }
 
 func TestSubmitAndReapAllocateNothing(t *testing.T) {
-	r := testutil.NewRing(t, 64)
+	r := ringtest.New(t, 64)
 	buf := make([]sys.CQE, 64)
 	allocs := testing.AllocsPerRun(1000, func() {
 		for i := 0; i < 8; i++ {
@@ -259,7 +260,7 @@ func TestSubmitAndReapAllocateNothing(t *testing.T) {
 }
 
 func TestWaitSQSpaceOnFullSQPollRing(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithSQPoll(time.Millisecond))
+	r := ringtest.New(t, 8, uring.WithSQPoll(time.Millisecond))
 	for round := 0; round < 5; round++ {
 		for r.SQSpace() > 0 {
 			nop(t, r, uint64(round))
@@ -270,7 +271,7 @@ func TestWaitSQSpaceOnFullSQPollRing(t *testing.T) {
 		require.NotZero(t, r.SQSpace())
 		reapAll(t, r, 8)
 	}
-	plain := testutil.NewRing(t, 4)
+	plain := ringtest.New(t, 4)
 	require.NoError(t, plain.WaitSQSpace())
 }
 
@@ -311,7 +312,7 @@ func TestForeignThreadOnSingleIssuerRingGetsTypedError(t *testing.T) {
 }
 
 func TestEventfdDisabledFlag(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	require.NoError(t, err)
 	defer unix.Close(efd)

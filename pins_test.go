@@ -3,13 +3,13 @@
 package uring_test
 
 import (
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sys"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +28,7 @@ func TestPinsKeepUnreachableBuffersAlive(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 
-	r := testutil.NewRing(t, 64)
+	r := ringtest.New(t, 64)
 	var pins uring.Pins
 	addrs := map[uint64]*[4096]byte{} // found again only through the CQE
 	for round := 0; round < 20; round++ {

@@ -5,6 +5,7 @@ package uring_test
 import (
 	"bufio"
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"os/signal"
 	"runtime"
@@ -39,7 +40,7 @@ func TestCloseRingFd(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	plain := testutil.NewRing(t, 4)
+	plain := ringtest.New(t, 4)
 	require.ErrorContains(t, plain.CloseRingFd(), "WithRegisteredRingFd")
 
 	r, err := uring.New(8, uring.WithRegisteredRingFd())
@@ -200,7 +201,7 @@ func TestDontFork(t *testing.T) {
 		}
 	}
 	t.Run("Mapped", func(t *testing.T) {
-		r := testutil.NewRing(t, 8)
+		r := ringtest.New(t, 8)
 		check(t, r, false)
 		require.NoError(t, r.DontFork())
 		check(t, r, true)
@@ -211,7 +212,7 @@ func TestDontFork(t *testing.T) {
 	})
 	t.Run("NoMmap", func(t *testing.T) {
 		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupNoMmap))
-		r := testutil.NewRing(t, 8, uring.WithNoMmap())
+		r := ringtest.New(t, 8, uring.WithNoMmap())
 		require.NoError(t, r.DontFork())
 		check(t, r, true)
 	})
@@ -220,7 +221,7 @@ func TestDontFork(t *testing.T) {
 		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupDeferTaskrun))
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		r := testutil.NewRing(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+		r := ringtest.New(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		require.NoError(t, r.DontFork())
 		require.NoError(t, r.Resize(32, 0))
 		check(t, r, true)
@@ -235,7 +236,7 @@ func TestDontFork(t *testing.T) {
 // which the kernel takes (6.15; an unknown enter flag is EINVAL): a timed
 // wait times out, a wait for a NOP returns it.
 func TestSetIOWait(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	err := r.SetIOWait(false)
 	testutil.Require(t, err)
 	require.Equal(t, sys.EnterNoIOWait, uring.WaitFlags(r))
@@ -280,7 +281,7 @@ func sigPending(t *testing.T, tid int, sig syscall.Signal) bool {
 // signal still pending; a wait whose mask lets it through takes it and
 // ends with EINTR, and the signal reaches the program (signal.Notify).
 func TestWaitCQEsSigmask(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	got := make(chan os.Signal, 4)
 	signal.Notify(got, syscall.SIGUSR1)
 	defer signal.Stop(got)
@@ -382,7 +383,7 @@ func TestSubmitAndWaitReg(t *testing.T) {
 	require.ErrorIs(t, err, syscall.EINVAL)
 	require.ErrorContains(t, err, "index")
 
-	plain := testutil.NewRing(t, 4)
+	plain := ringtest.New(t, 4)
 	_, err = plain.SubmitAndWaitReg(1, 0)
 	require.ErrorIs(t, err, syscall.EFAULT, "a ring without a wait region")
 }
@@ -390,7 +391,7 @@ func TestSubmitAndWaitReg(t *testing.T) {
 // TestExtWaitsAllocateNothing: a NOP round trip through the waits with a
 // signal mask and with a registered wait slot allocates nothing.
 func TestExtWaitsAllocateNothing(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	var mask sys.Sigset
 	mask.Add(syscall.SIGURG)
 	fails := 0

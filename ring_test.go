@@ -3,6 +3,7 @@
 package uring_test
 
 import (
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 func TestNopRoundTripsAtBatchSizes(t *testing.T) {
-	r := testutil.NewRing(t, 128)
+	r := ringtest.New(t, 128)
 	for _, batch := range []int{1, 8, 32, 128} {
 		for round := 0; round < 10; round++ {
 			for i := 0; i < batch; i++ {
@@ -39,7 +40,7 @@ func TestNopRoundTripsAtBatchSizes(t *testing.T) {
 }
 
 func TestWriteThenReadBackFile(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	f, err := os.Create(filepath.Join(t.TempDir(), "data"))
 	require.NoError(t, err)
 	defer f.Close()
@@ -74,7 +75,7 @@ func TestWriteThenReadBackFile(t *testing.T) {
 }
 
 func TestSQFullHandsOutExactlyItsSize(t *testing.T) {
-	r := testutil.NewRing(t, 16)
+	r := ringtest.New(t, 16)
 	require.Equal(t, uint32(16), r.SQEntries())
 	for i := 0; i < 16; i++ {
 		nop(t, r, uint64(i))
@@ -94,14 +95,14 @@ func TestSQFullHandsOutExactlyItsSize(t *testing.T) {
 }
 
 func TestSubmitNothingReturnsZero(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	n, err := r.Submit()
 	require.NoError(t, err)
 	require.Equal(t, 0, n)
 }
 
 func TestBatchWithBadSQEReportsPartialCount(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	nop(t, r, 1)
 	s, err := r.GetSQE()
 	require.NoError(t, err)
@@ -125,7 +126,7 @@ func TestBatchWithBadSQEReportsPartialCount(t *testing.T) {
 }
 
 func TestCQOverflowBurstDeliversEveryCQEOnce(t *testing.T) {
-	r := testutil.NewRing(t, 16, uring.WithCQSize(16))
+	r := ringtest.New(t, 16, uring.WithCQSize(16))
 	const total = 160 // 10x the CQ
 	sawOverflow := false
 	for sent := 0; sent < total; {
@@ -163,7 +164,7 @@ func TestCleanupClosesRingNeverClosed(t *testing.T) {
 }
 
 func TestNoMmapRing(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithNoMmap())
+	r := ringtest.New(t, 8, uring.WithNoMmap())
 	require.NotZero(t, r.Params().CQOff.UserAddr)
 	for i := 0; i < 20; i++ {
 		nop(t, r, uint64(i))
@@ -175,7 +176,7 @@ func TestNoMmapRing(t *testing.T) {
 }
 
 func TestNoSQArrayRing(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithNoSQArray())
+	r := ringtest.New(t, 8, uring.WithNoSQArray())
 	for i := 0; i < 40; i++ { // wraps the SQ several times
 		nop(t, r, uint64(i))
 		_, err := r.SubmitAndWait(1)
@@ -185,7 +186,7 @@ func TestNoSQArrayRing(t *testing.T) {
 }
 
 func TestSQE128Ring(t *testing.T) {
-	r := testutil.NewRing(t, 4, uring.WithSQE128())
+	r := ringtest.New(t, 4, uring.WithSQE128())
 	for i := 0; i < 10; i++ {
 		s, err := r.GetSQE128()
 		require.NoError(t, err)
@@ -196,13 +197,13 @@ func TestSQE128Ring(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, uint64(i), reapAll(t, r, 1)[0].UserData)
 	}
-	plain := testutil.NewRing(t, 4)
+	plain := ringtest.New(t, 4)
 	_, err := plain.GetSQE128()
 	require.Error(t, err)
 }
 
 func TestCQE32RingCarriesExtras(t *testing.T) {
-	r := testutil.NewRing(t, 4, uring.WithCQE32()) // 5.19
+	r := ringtest.New(t, 4, uring.WithCQE32()) // 5.19
 	// NOP with IORING_NOP_CQE32 (6.18) echoes off and addr into big_cqe.
 	testutil.Require(t, uring.Supports(uring.CapNopCQE32))
 	s, err := r.GetSQE()
@@ -219,7 +220,7 @@ func TestCQE32RingCarriesExtras(t *testing.T) {
 }
 
 func TestCQEMixedRing(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithCQEMixed())
+	r := ringtest.New(t, 8, uring.WithCQEMixed())
 	// Alternate 16- and 32-byte CQEs, enough to wrap the CQ (16 slots).
 	for i := 0; i < 40; i++ {
 		s, err := r.GetSQE()
@@ -246,7 +247,7 @@ func TestCQEMixedRing(t *testing.T) {
 }
 
 func TestDisabledRingEnable(t *testing.T) {
-	r := testutil.NewRing(t, 4, uring.WithDisabled())
+	r := ringtest.New(t, 4, uring.WithDisabled())
 	nop(t, r, 1)
 	_, err := r.Submit()
 	require.ErrorIs(t, err, unix.EBADFD, "a disabled ring refuses submissions")
@@ -257,8 +258,8 @@ func TestDisabledRingEnable(t *testing.T) {
 }
 
 func TestAttachWQ(t *testing.T) {
-	a := testutil.NewRing(t, 4)
-	b := testutil.NewRing(t, 4, uring.WithAttachWQ(a))
+	a := ringtest.New(t, 4)
+	b := ringtest.New(t, 4, uring.WithAttachWQ(a))
 	nop(t, b, 5)
 	_, err := b.SubmitAndWait(1)
 	require.NoError(t, err)
@@ -266,7 +267,7 @@ func TestAttachWQ(t *testing.T) {
 }
 
 func TestPeekBatchAcrossTheWrap(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithCQSize(8))
+	r := ringtest.New(t, 8, uring.WithCQSize(8))
 	next := uint64(0)
 	for round := 0; round < 5; round++ {
 		for i := 0; i < 5; i++ {
@@ -287,7 +288,7 @@ func TestPeekBatchAcrossTheWrap(t *testing.T) {
 		require.Nil(t, r.PeekBatch())
 	}
 	t.Run("CQE32", func(t *testing.T) {
-		big := testutil.NewRing(t, 4, uring.WithCQE32()) // 5.19
+		big := ringtest.New(t, 4, uring.WithCQE32()) // 5.19
 		nop(t, big, 1)
 		_, err := big.SubmitAndWait(1)
 		require.NoError(t, err)

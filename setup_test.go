@@ -4,6 +4,7 @@ package uring_test
 
 import (
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"runtime"
 	"syscall"
 	"testing"
@@ -64,7 +65,7 @@ func TestKernelRejectedParamsLeaveNothingBehind(t *testing.T) {
 }
 
 func TestClampClampsHugeSizes(t *testing.T) {
-	r := testutil.NewRing(t, 1<<20, uring.WithClamp(), uring.WithCQSize(1<<24))
+	r := ringtest.New(t, 1<<20, uring.WithClamp(), uring.WithCQSize(1<<24))
 	require.Equal(t, uint32(uring.MaxEntries), r.SQEntries())
 	require.Equal(t, uint32(uring.MaxCQEntries), r.CQEntries())
 }
@@ -72,7 +73,7 @@ func TestClampClampsHugeSizes(t *testing.T) {
 func TestSetupFlagsRoundTrip(t *testing.T) {
 	runtime.LockOSThread() // SINGLE_ISSUER: submit from the thread that made the ring
 	defer runtime.UnlockOSThread()
-	r := testutil.NewRing(t, 4, uring.WithSubmitAll(), uring.WithCoopTaskrun(), uring.WithTaskrunFlag(), uring.WithSingleIssuer())
+	r := ringtest.New(t, 4, uring.WithSubmitAll(), uring.WithCoopTaskrun(), uring.WithTaskrunFlag(), uring.WithSingleIssuer())
 	want := sys.SetupSubmitAll | sys.SetupCoopTaskrun | sys.SetupTaskrunFlag | sys.SetupSingleIssuer
 	require.Equal(t, want, r.SetupFlags())
 	require.NotZero(t, r.Features()&sys.FeatNoDrop)

@@ -3,12 +3,12 @@
 package uring_test
 
 import (
+	"github.com/pure-uring/uring/tests/ringtest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -16,7 +16,7 @@ import (
 // GetSQEs hands out a zeroed batch, contiguous up to the end of the SQ
 // array; the rest comes from the next call, and a full SQ is ErrSQFull.
 func TestGetSQEs(t *testing.T) {
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	// Move the tail to 6: the next batch wraps after 2.
 	for i := 0; i < 6; i++ {
 		s, err := r.GetSQE()
@@ -80,7 +80,7 @@ func TestGetSQEs(t *testing.T) {
 }
 
 func TestGetSQEsRefusesSQE128(t *testing.T) {
-	r := testutil.NewRing(t, 8, uring.WithSQE128())
+	r := ringtest.New(t, 8, uring.WithSQE128())
 	_, err := r.GetSQEs(2)
 	var oe *uring.OptionError
 	require.ErrorAs(t, err, &oe)

@@ -3,6 +3,7 @@
 package uring_test
 
 import (
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"os/signal"
 	"runtime"
@@ -18,7 +19,7 @@ import (
 )
 
 func TestWaitTimeoutOnIdleRing(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	start := time.Now()
 	c, err := r.WaitCQETimeout(50 * time.Millisecond)
 	el := time.Since(start)
@@ -43,7 +44,7 @@ func returnsWithin[R any](t *testing.T, wait func() R) R {
 }
 
 func TestZeroTimeoutDoesNotBlock(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	// Nothing will ever complete: only a zero timeout ends this wait.
 	err := returnsWithin(t, func() error { _, err := r.WaitCQETimeout(0); return err })
 	require.ErrorIs(t, err, uring.ErrTimeout)
@@ -60,7 +61,7 @@ func TestZeroTimeoutDoesNotBlock(t *testing.T) {
 }
 
 func TestWaitReturnsWhenCompletionArrives(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	// A 20 ms kernel TIMEOUT completes the wait; its own limit (an hour)
 	// cannot.
 	ts := sys.Timespec{Nsec: int64(20 * time.Millisecond)}
@@ -77,7 +78,7 @@ func TestWaitReturnsWhenCompletionArrives(t *testing.T) {
 
 func TestMinTimeoutBatchesWithoutStalling(t *testing.T) {
 	testutil.Require(t, uring.SupportsFeature(sys.FeatMinTimeout)) // 6.12
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	// A 5 ms kernel timeout, submitted by the wait itself: a CQE that arrives
 	// during the wait (min-wait counts only new ones).
 	ts := sys.Timespec{Nsec: int64(5 * time.Millisecond)}
@@ -101,7 +102,7 @@ func TestMinTimeoutBatchesWithoutStalling(t *testing.T) {
 }
 
 func TestSignalStormNeverSurfacesEINTR(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	sigs := make(chan os.Signal, 1024)
 	signal.Notify(sigs, syscall.SIGUSR1)
 	defer signal.Stop(sigs)
@@ -151,7 +152,7 @@ func TestSignalStormNeverSurfacesEINTR(t *testing.T) {
 // path gives way to a blocking wait, and keeps waiting correctly after it
 // stops trying.
 func TestSubmitAndWaitForRequestsThatDoNotCompleteInline(t *testing.T) {
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	ts := &sys.Timespec{Nsec: int64(200 * time.Microsecond)}
 	for i := 0; i < 100; i++ {
 		s, err := r.GetSQE()

@@ -4,6 +4,7 @@ package reg_test
 
 import (
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) { testutil.Main(m) }
 
 func newRing(t *testing.T, entries uint32, opts ...uring.Option) *uring.Ring {
 	t.Helper()
-	return testutil.NewRing(t, entries, opts...)
+	return ringtest.New(t, entries, opts...)
 }
 
 // queue gets an SQE, fills it with build (the sqe builders write every

@@ -4,6 +4,7 @@ package sqe_test
 
 import (
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) { testutil.Main(m) }
 // is unavailable here).
 func newRing(t *testing.T, opts ...uring.Option) *uring.Ring {
 	t.Helper()
-	return testutil.NewRing(t, 32, opts...)
+	return ringtest.New(t, 32, opts...)
 }
 
 // needOp skips when the kernel lacks op, or fails when the kernel is at or

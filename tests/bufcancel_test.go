@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -80,7 +81,7 @@ func poolMechanisms() []struct {
 func cancelRacingBufferSelectRead(t *testing.T, mech reg.PoolMechanism) {
 	rounds := scale(100000, 20000, 1000000)
 	const group, nbufs = 7, 4
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: group, Count: nbufs, Size: 8, Mechanism: mech})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pool.Close()) }()

@@ -5,6 +5,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,7 +29,7 @@ import (
 // as task work (IORING_SQ_TASKRUN): the library enters, nothing stalls.
 func TestPeekFlushesOverflowAndTaskrun(t *testing.T) {
 	t.Run("overflow", func(t *testing.T) {
-		r := testutil.NewRing(t, 16, uring.WithCQSize(16))
+		r := ringtest.New(t, 16, uring.WithCQSize(16))
 		const total = 160
 		for sent := 0; sent < total; sent += 16 {
 			for i := 0; i < 16; i++ {
@@ -59,7 +60,7 @@ func TestPeekFlushesOverflowAndTaskrun(t *testing.T) {
 		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupSingleIssuer|sys.SetupDeferTaskrun))
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		r := testutil.NewRing(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
+		r := ringtest.New(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		pr, pw := pipe(t)
 		buf := make([]byte, 4)
 		s := getSQE(t, r)
@@ -101,7 +102,7 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			testutil.Require(t, uring.SupportsSetupFlag(c.flags))
 			runtime.LockOSThread()
-			r := testutil.NewRing(t, 8, c.opts...)
+			r := ringtest.New(t, 8, c.opts...)
 			sqe.Nop(getSQE(t, r))
 			_, err := r.SubmitAndWait(1) // the issuer is this thread now
 			require.NoError(t, err)
@@ -178,7 +179,7 @@ func userDataGenerationsUnderLoad(t *testing.T, msgRing bool) {
 	total := scale(20000, 5000, 2000000)
 	var src *uring.Ring
 	if msgRing {
-		src = testutil.NewRing(t, 64)
+		src = ringtest.New(t, 64)
 	}
 	// forge sends a CQE for each of uds into the ring with fd ringFd by
 	// MSG_RING.

@@ -5,6 +5,7 @@ package tests
 import (
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -108,7 +109,7 @@ func TestExecChildInheritsNoRingFdNorOpFds(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			testutil.Require(t, c.needs)
-			r := testutil.NewRing(t, 8)
+			r := ringtest.New(t, 8)
 			s, err := r.GetSQE()
 			require.NoError(t, err)
 			require.NoError(t, c.prep(s))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"hash/fnv"
 	"io"
 	"os"
@@ -328,7 +329,7 @@ func TestIOPollRingDevice(t *testing.T) {
 	d := polledDev(t, true)
 	fd := d.open(t, unix.O_RDWR)
 	t.Run("plain", func(t *testing.T) {
-		r := testutil.NewRing(t, 16, uring.WithIOPoll())
+		r := ringtest.New(t, 16, uring.WithIOPoll())
 		require.NotZero(t, r.SetupFlags()&sys.SetupIOPoll)
 		for round := 0; round < 3; round++ {
 			iopRing(t, d, r, fd, iopPlan(t, d, 8, round))
@@ -336,7 +337,7 @@ func TestIOPollRingDevice(t *testing.T) {
 	})
 	t.Run("fixed", func(t *testing.T) {
 		testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterBuffers2))
-		r := testutil.NewRing(t, 16, uring.WithIOPoll())
+		r := ringtest.New(t, 16, uring.WithIOPoll())
 		const n = 8
 		bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 2 * n, Size: 128 << 10})
 		require.NoError(t, err)
@@ -391,7 +392,7 @@ func iopRingFixed(t *testing.T, d iopDev, r *uring.Ring, fd int, plan []iopIO, o
 func TestIOPollReadMatchesPread(t *testing.T) {
 	d := polledDev(t, false)
 	fd := d.open(t, unix.O_RDONLY)
-	r := testutil.NewRing(t, 16, uring.WithIOPoll())
+	r := ringtest.New(t, 16, uring.WithIOPoll())
 	plan := iopPlan(t, d, 8, 0)
 	for i, p := range plan {
 		n, err := unix.Pread(fd, p.buf, p.off)
@@ -580,7 +581,7 @@ func TestIOPollWithoutODirect(t *testing.T) {
 			defer f.Close()
 			fd := int(f.Fd())
 
-			r := testutil.NewRing(t, 4, uring.WithIOPoll())
+			r := ringtest.New(t, 4, uring.WithIOPoll())
 			s, err := r.GetSQE()
 			require.NoError(t, err)
 			require.NoError(t, sqe.Read(s, fd, buf, 0))

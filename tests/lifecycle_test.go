@@ -5,6 +5,7 @@ package tests
 import (
 	"context"
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -67,7 +68,7 @@ func TestClosedFdReuse(t *testing.T) {
 	}
 
 	t.Run("ring/read", func(t *testing.T) {
-		r := testutil.NewRing(t, 8)
+		r := ringtest.New(t, 8)
 		pr, pw := rawPipe(t, 0)
 		buf := make([]byte, 16)
 		s := getSQE(t, r)
@@ -86,7 +87,7 @@ func TestClosedFdReuse(t *testing.T) {
 		runtime.KeepAlive(buf)
 	})
 	t.Run("ring/write", func(t *testing.T) {
-		r := testutil.NewRing(t, 8)
+		r := ringtest.New(t, 8)
 		pr, pw := rawPipe(t, unix.O_NONBLOCK)
 		fill := make([]byte, 4096)
 		filled := 0
@@ -448,7 +449,7 @@ func TestCancelUnknownOp(t *testing.T) {
 // makes of something nothing carries: it gets ENOENT, and the reads stay
 // in flight and later complete with their data.
 func cancelNothing(t *testing.T, prep func(t *testing.T, s *sys.SQE) error) {
-	r := testutil.NewRing(t, 16)
+	r := ringtest.New(t, 16)
 	const k = 4
 	var pw [k]int
 	bufs := make([][]byte, k)
@@ -527,7 +528,7 @@ func TestCancelRacingCompletion(t *testing.T) {
 	require.NoError(t, err)
 	cancelMayMissOnOld = !newer
 	t.Run("ring", func(t *testing.T) {
-		r := testutil.NewRing(t, 8)
+		r := ringtest.New(t, 8)
 		pr, pw := rawPipe(t, 0)
 		rng := rand.New(rand.NewPCG(1, 2))
 		buf := make([]byte, 1)

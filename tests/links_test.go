@@ -3,12 +3,12 @@
 package tests
 
 import (
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -25,7 +25,7 @@ func TestShortReadBreaksLinkHardLinkContinues(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	fd := int(f.Fd())
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	buf := make([]byte, 8)
 	for _, hard := range []bool{false, true} {
 		s := getSQE(t, r)

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -134,7 +135,7 @@ func TestMissingOpcodeRejectedBeforeSubmit(t *testing.T) {
 	require.Equal(t, op.Since(), ue.MinimumVersion)
 	require.NoError(t, uring.SupportsOp(sys.OpNop), "the probe says yes to what the kernel has")
 
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 	p, err := reg.Probe(r)
 	require.NoError(t, err)
 	require.False(t, p.Supported(op))

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -205,7 +206,7 @@ func TestSoakTaskPipePingPong(t *testing.T) {
 func TestSoakMultishotRecvSmallCQ(t *testing.T) {
 	testutil.Require(t, uring.Supports(uring.CapMultishotRecv))
 	total := soakN(4<<20, 256<<20, 4<<30)
-	r := testutil.NewRing(t, 4, uring.WithCQSize(8))
+	r := ringtest.New(t, 4, uring.WithCQSize(8))
 	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 16, Size: 4096})
 	require.NoError(t, err)
 	defer pool.Close()
@@ -290,7 +291,7 @@ func TestSoakFixedFilesRegisteredBuffers(t *testing.T) {
 	ops := soakN(20000, 200000, 2000000)
 	const fileSize = 4 << 20
 	const bufSize = 64 << 10
-	r := testutil.NewRing(t, 64)
+	r := ringtest.New(t, 64)
 	f, err := os.OpenFile(filepath.Join(t.TempDir(), "data"), os.O_RDWR|os.O_CREATE, 0o600)
 	require.NoError(t, err)
 	defer f.Close()
@@ -355,7 +356,7 @@ func TestSoakSQPollIdleGaps(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	r := testutil.NewRing(t, 32, uring.WithSQPoll(10*time.Millisecond))
+	r := ringtest.New(t, 32, uring.WithSQPoll(10*time.Millisecond))
 	for g := 0; g < gaps; g++ {
 		asleep(g, r.SQFlags)
 		for i := 0; i < 16; i++ {
@@ -435,7 +436,7 @@ func TestSoakIOPollWithoutPollQueues(t *testing.T) {
 	require.NoError(t, err)
 	defer sys.Munmap(buf)
 
-	r := testutil.NewRing(t, 8, uring.WithIOPoll())
+	r := ringtest.New(t, 8, uring.WithIOPoll())
 	var readRes, nopRes int32
 	for i := 0; i < rounds; i++ {
 		s := getSQE(t, r)

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"fmt"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"runtime"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ import (
 // when a goroutine returns while locked to it.
 func TestThreadExitCancelsItsRequests(t *testing.T) {
 	rd, wr := testutil.Pipe(t)
-	r := testutil.NewRing(t, 4)
+	r := ringtest.New(t, 4)
 	buf := make([]byte, 8)
 	var pin runtime.Pinner
 	pin.Pin(&buf[0])

@@ -5,6 +5,10 @@ package feature_test
 import (
 	"testing"
 
+	// The probes that submit requests run on package uring's Ring, which
+	// installs its constructor here (feature.SetRingMaker) at init.
+	_ "github.com/pure-uring/uring"
+
 	"github.com/pure-uring/uring/internal/testutil"
 )
 

@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/testutil/seccomp"
 	"golang.org/x/sys/unix"
 )
@@ -36,7 +36,7 @@ func MainDenied(m *testing.M) {
 		}
 		fallthrough
 	case "sysctl":
-		if err := uring.Available(); !errors.Is(err, uring.ErrUnsupported) {
+		if err := feature.Available(); !errors.Is(err, feature.ErrUnsupported) {
 			fmt.Fprintf(os.Stderr, "denied rerun (%s): io_uring is still available (%v)\n", where, err)
 			os.Exit(3)
 		}

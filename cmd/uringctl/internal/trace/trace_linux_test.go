@@ -4,6 +4,7 @@ package trace
 
 import (
 	"errors"
+	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
 	"runtime"
 	"slices"
@@ -54,7 +55,7 @@ func submitAll(t *testing.T, r *uring.Ring, n int) map[uint64]int32 {
 
 func TestTraceCountsKnownIO(t *testing.T) {
 	tr := startOrSkip(t)
-	r := testutil.NewRing(t, 64)
+	r := ringtest.New(t, 64)
 
 	const nops, reads = 100, 20
 	for done := 0; done < nops; done += 50 {
@@ -199,7 +200,7 @@ func countOf(t *testing.T, es []Errno, e unix.Errno) uint64 {
 // completes through task work once the pipe is written.
 func TestTraceCountsAsyncPuntsAndTaskWork(t *testing.T) {
 	tr := startOrSkip(t)
-	r := testutil.NewRing(t, 8)
+	r := ringtest.New(t, 8)
 
 	var p [2]int
 	require.NoError(t, unix.Pipe2(p[:], unix.O_CLOEXEC))
