@@ -49,6 +49,13 @@ func requireBurstTrimmed(t *testing.T, ex *Executor, n int, sleep func(*T) error
 	for range 2 {
 		require.NoError(t, runTask(t, ex, sleep))
 	}
+	// An executor trims before it sleeps the workers that stayed idle since
+	// its previous sleep: the first sleep after the burst marks them, the
+	// second trims them. A task's result reaches the test before its
+	// executor goes back to sleep, so wait for each sleep.
+	requireAsleep(t, ex)
+	onExec(t, ex, func() struct{} { return struct{}{} }) // wakes it
+	requireAsleep(t, ex)
 	idle, trimmed := onExec(t, ex, ex.idleWorkersForTest), onExec(t, ex, ex.trimmedForTest)
 	state := onExec(t, ex, func() string {
 		parks := uint64(0)

@@ -2,7 +2,13 @@
 
 package task
 
-import "time"
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
 
 // Test seams: the tests set and read the executor's internals through
 // these rather than through its fields.
@@ -31,3 +37,19 @@ func (ex *Executor) pokesForTest() int { return ex.stats.pokes }
 // instead of spinning or waiting in the kernel (executor thread: from a
 // task).
 func (ex *Executor) signalledForTest() bool { return ex.signalled }
+
+// requireAsleep waits until ex sleeps (nothing to run: its backend's sleep
+// state is set), failing the test if that never happens (a minute: a hang
+// guard, not a timing).
+func requireAsleep(t *testing.T, ex *Executor) {
+	t.Helper()
+	state := func() uint32 {
+		if ex.fb != nil {
+			return ex.fb.sl.State()
+		}
+		return uint32(ex.core.SleepState())
+	}
+	for deadline := time.Now().Add(time.Minute); state() == 0; runtime.Gosched() {
+		require.True(t, time.Now().Before(deadline), "the executor never went to sleep")
+	}
+}
