@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -181,8 +182,11 @@ type Executor struct {
 
 	watches map[context.Context]*ctxWatch
 
-	socks     sockRegistry // goroutine-side sockets waiting in the netpoller: Close ends their waits
-	ringConns bool         // WithRingConnWaits
+	socks      sockRegistry // goroutine-side sockets waiting in the netpoller: Close ends their waits
+	closeMu    sync.Mutex
+	atClose    []func() // AtClose's functions, run when Close begins
+	atCloseRan bool     // they ran: AtClose refuses new ones
+	ringConns  bool     // WithRingConnWaits
 
 	rt *Runtime
 	id int
@@ -430,6 +434,42 @@ func (ex *Executor) onThreadRunning() bool {
 	}
 }
 
+// AtClose registers fn to run once when the executor's Close begins, on
+// the executor's thread, before its tasks are told ErrClosed and its
+// operations cancelled. It is for what ordinary goroutines wait on
+// outside the executor (package goio's sockets, which wait in Go's
+// netpoller: closing them ends those waits when the executor closes, as
+// its own operations end). fn must not block, nor wait for the executor.
+// AtClose reports false, and registers nothing, once Close has begun
+// (fn would never run): the caller then does at once what fn would do.
+func (ex *Executor) AtClose(fn func()) bool {
+	ex.closeMu.Lock()
+	defer ex.closeMu.Unlock()
+	if ex.atCloseRan {
+		return false
+	}
+	ex.atClose = append(ex.atClose, fn)
+	return true
+}
+
+// runAtClose runs the functions AtClose registered (executor thread, at
+// the start of the shutdown) and refuses new ones.
+func (ex *Executor) runAtClose() {
+	ex.closeMu.Lock()
+	fns := ex.atClose
+	ex.atClose, ex.atCloseRan = nil, true
+	ex.closeMu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// RingConnWaits reports whether the executor runs with WithRingConnWaits
+// on io_uring: goroutine-side sockets (package goio) then wait through
+// its ring instead of Go's netpoller. False on the fallback backend,
+// which has no ring.
+func (ex *Executor) RingConnWaits() bool { return ex.ringConns }
+
 // Done is closed when the executor has stopped.
 func (ex *Executor) Done() <-chan struct{} { return ex.done }
 
@@ -440,6 +480,7 @@ func (ex *Executor) startClose() {
 	}
 	ex.closing = true
 	ex.closeStart = time.Now()
+	ex.runAtClose()
 	ex.cancelAll()
 	for t := ex.live.lnext; t != &ex.live; t = t.lnext {
 		ex.interrupt(t, ErrClosed)
