@@ -174,11 +174,9 @@ func (ex *Executor) reap() int { return ex.core.Reap() }
 // cancelAll cancels every operation in flight at the start of Close.
 func (ex *Executor) cancelAll() {
 	if ex.fb != nil {
-		ex.fb.cancelAll(ex)
-		return
+		return // Close interrupts every task itself
 	}
-	ex.socks.closeAll() // the goroutines waiting in the netpoller
-	ex.core.Stop()      // the wake poll is not re-armed: the ring can go quiet
+	ex.core.Stop() // the wake poll is not re-armed: the ring can go quiet
 	ex.core.CancelAll()
 }
 

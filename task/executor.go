@@ -182,7 +182,6 @@ type Executor struct {
 
 	watches map[context.Context]*ctxWatch
 
-	socks      sockRegistry // goroutine-side sockets waiting in the netpoller: Close ends their waits
 	closeMu    sync.Mutex
 	atClose    []func() // AtClose's functions, run when Close begins
 	atCloseRan bool     // they ran: AtClose refuses new ones

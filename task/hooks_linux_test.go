@@ -4,7 +4,6 @@ package task
 
 import (
 	"context"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,7 +80,72 @@ func TestRuntimeOnThread(t *testing.T) {
 // RingConnWaits reports WithRingConnWaits on io_uring, never on the
 // fallback.
 func TestRingConnWaitsOption(t *testing.T) {
-	require.Equal(t, os.Getenv(backendEnv) == ringConnsBackend, newExec(t).RingConnWaits(), "by default only on the ring-conns pass")
+	require.False(t, newExec(t).RingConnWaits())
 	ex := newExec(t, WithRingConnWaits())
 	require.Equal(t, ex.Backend().Kind == BackendIOUring, ex.RingConnWaits())
+}
+
+// A Notifier wakes a task from goroutines: a Notify before the Wait is
+// remembered (several count as one), a Notify wakes a parked Wait, a round
+// trip allocates nothing; the task's context and Close end a Wait.
+func TestNotifier(t *testing.T) {
+	ex := newExec(t)
+	n := NewNotifier(ex)
+	n.Notify()
+	n.Notify()
+	woke := make(chan struct{}, 1)
+	req := make(chan int, 1)
+	h := SpawnOn(context.Background(), ex, func(tk *T) (int, error) {
+		if err := n.Wait(tk); err != nil { // at once: notified before
+			return 0, err
+		}
+		woke <- struct{}{}
+		sum := 0
+		for {
+			if err := n.Wait(tk); err != nil {
+				return sum, err
+			}
+			v := <-req // sent before Notify
+			if v < 0 {
+				return sum, nil
+			}
+			sum += v
+			woke <- struct{}{}
+		}
+	})
+	<-woke
+	round := func(v int) {
+		req <- v
+		n.Notify()
+		<-woke
+	}
+	round(1)
+	require.Zero(t, testing.AllocsPerRun(200, func() { round(1) }), "a Notify and the Wait it ends")
+	req <- -1
+	n.Notify()
+	sum, err := h.Wait(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1+201, sum) // AllocsPerRun runs once more than asked
+
+	_, err = Run(context.Background(), newExec(t), func(tk *T) (int, error) { return 0, n.Wait(tk) })
+	var ae *ArgError
+	require.ErrorAs(t, err, &ae, "a task of another executor")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	hc := SpawnOn(ctx, ex, func(tk *T) (int, error) { return 0, n.Wait(tk) })
+	time.Sleep(5 * time.Millisecond)
+	cancel()
+	_, err = hc.Wait(context.Background())
+	require.ErrorIs(t, err, context.Canceled)
+
+	ex2, err := NewExecutor(backendOpts()...)
+	require.NoError(t, err)
+	n2 := NewNotifier(ex2)
+	parked := make(chan struct{})
+	h2 := SpawnOn(context.Background(), ex2, func(tk *T) (int, error) { close(parked); return 0, n2.Wait(tk) })
+	<-parked
+	require.NoError(t, ex2.Close())
+	_, err = h2.Wait(context.Background())
+	require.ErrorIs(t, err, ErrClosed)
+	n2.Notify() // after the executor stopped: nothing
 }

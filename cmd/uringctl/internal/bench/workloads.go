@@ -32,7 +32,7 @@ var workloads = []Workload{
 	{"tcprecv", "loopback TCP receive: task recv / multishot recv with a provided-buffer ring vs Go net.Conn.Read", "size", "--sizes 64,512,2048,8192,65536 --conns 1 --mode single,multishot"},
 	{"http", "HTTP/1.1 keep-alive hello world on task executors vs net/http (load: wrk -t1 -c10, or an in-process client)", "executors", "--executors 1,NCPU --conns 10"},
 	{"http-std", "unchanged net/http through the task runtime's net.Listener adapter vs net.Listen, in load shapes (wrk: keep-alive, a new connection per request, 16-deep pipelining)", "conns", "--mode keepalive,close,pipeline --conns 1,10,100,1000 (keepalive; 10 for the others) --executors 1,NCPU"},
-	{"serve-file", "http.ServeContent of one file, downloaded whole again and again: task.File on the runtime's listener vs os.File on net.Listen (both sendfile; splice chains WithRingConnWaits); SHA-256 checked", "conns", "--conns 1,4 --size 256M (BENCHMARKS.md: 1G) --mode go,curl (the load) --executors 1 --dir DIR"},
+	{"serve-file", "http.ServeContent of one file, downloaded whole again and again: goio.File on the runtime's listener vs os.File on net.Listen (both sendfile; splice chains WithRingConnWaits); SHA-256 checked", "conns", "--conns 1,4 --size 256M (BENCHMARKS.md: 1G) --mode go,curl (the load) --executors 1 --dir DIR"},
 	{"echo", "1 KiB echo over N connections: task executor server vs Go net server", "conns", "--conns 4,16,64 --sizes 1024 --executors 1"},
 	{"spawn", "one task spawns N empty tasks and joins each vs goroutines + sync.WaitGroup", "n", "--n 10000,100000,1000000"},
 	{"switch", "a task yields N times vs runtime.Gosched; two tasks ping-pong on an unbuffered task channel vs two goroutines on an unbuffered chan", "n", "--n 1000000 --mode yield,pingpong"},
