@@ -105,7 +105,7 @@ func (ex *Executor) ringPoll(block bool) {
 	if ex.reap() > 0 || !block || ex.runnable() {
 		return
 	}
-	// Goroutines just made runnable (a Conn's completion, a remote join)
+	// Goroutines just made runnable (a SpawnOn task's end, a remote join)
 	// need the P a spin or kernel wait would hold, and are queued on this
 	// P: park, which gives it up at once.
 	parkNow := ex.signalled

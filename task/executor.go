@@ -29,7 +29,7 @@ type config struct {
 	noPark    bool
 	fixedSpin bool  // WithSpin given: no adaptive spinning
 	noIOUring bool  // WithoutIOUring: the fallback backend
-	ringConns bool  // WithRingConnWaits: goroutine-side sockets wait through the ring
+	ringConns bool  // WithRingConnWaits: package goio's sockets wait through the ring
 	err       error // the first bad option argument
 }
 
@@ -40,17 +40,20 @@ func (c *config) bad(opt, reason string) {
 	}
 }
 
-// WithRingConnWaits makes the goroutine-side sockets (Conn, PacketConn)
-// wait through the executor's ring: what would block becomes a RECV, SEND,
-// RECVMSG, SENDMSG or POLL_ADD request that the executor submits, and the
-// goroutine waits for its completion. By default they wait in Go's own
-// netpoller on a duplicate of the fd, as the fallback backend does: a
-// goroutine's blocking Read then costs no hand-off to the executor's
-// locked thread and back (net/http on the runtime's Listener measured
-// 0.87-0.89x net.Listen through the ring and 1.08-1.11x through the
-// netpoller, same run). In that mode the socket is non-blocking and its
-// splices (ReadFrom, WriteTo) are non-blocking splice(2) calls from the
-// goroutine as well; with WithRingConnWaits they are ring SPLICEs.
+// WithRingConnWaits makes the goroutine-side sockets of package goio
+// (Conn, PacketConn, Listener.Accept, Dial's connect) wait through the
+// executor's ring: what would block becomes a RECV, SEND, RECVMSG,
+// SENDMSG, POLL_ADD, ACCEPT or CONNECT that a task of the executor
+// awaits, and the goroutine waits for its completion. By default they
+// wait in Go's own netpoller, as the fallback backend's do: a goroutine's
+// blocking Read then costs no hand-off to the executor's locked thread
+// and back (net/http on the runtime's Listener measured 0.87-0.89x
+// net.Listen through the ring and 1.08-1.11x through the netpoller, same
+// run). In that mode the socket is non-blocking and its splices
+// (ReadFrom, WriteTo) are sendfile(2) and non-blocking splice(2) calls
+// from the goroutine as well; with WithRingConnWaits they are ring
+// SPLICEs. It changes nothing on the fallback backend
+// (Executor.RingConnWaits says whether it applies).
 func WithRingConnWaits() Option { return func(c *config) { c.ringConns = true } }
 
 // WithEntries sets the ring's SQ size, 1 to uring.MaxEntries (default
@@ -438,7 +441,8 @@ func (ex *Executor) onThreadRunning() bool {
 // operations cancelled. It is for what ordinary goroutines wait on
 // outside the executor (package goio's sockets, which wait in Go's
 // netpoller: closing them ends those waits when the executor closes, as
-// its own operations end). fn must not block, nor wait for the executor.
+// its own operations end). Functions run in the order they were
+// registered. fn must not block, nor wait for the executor.
 // AtClose reports false, and registers nothing, once Close has begun
 // (fn would never run): the caller then does at once what fn would do.
 func (ex *Executor) AtClose(fn func()) bool {

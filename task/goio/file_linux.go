@@ -20,7 +20,8 @@ import (
 )
 
 // File is a file whose reads and writes go through the runtime (each an
-// io_uring operation awaited by a task of the file's executor). It
+// operation awaited by a task of the file's executor: io_uring's, or the
+// fallback backend's). It
 // behaves like *os.File where it claims an interface: io.ReaderAt,
 // io.WriterAt, io.Reader, io.Writer, io.Seeker (all three whences),
 // io.Closer, io.ReaderFrom and io.WriterTo (SPLICE, without user-space

@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 // submitted to the ring instead of Go's netpoller.
 const ringConnsBackend = "io_uring-ring-conns"
 
-const ringConnTests = `^(TestSyncAndCloseWriteGuarded|TestConn|TestTCPConn|TestListen|TestDial|TestNettestConn|TestNilReceivers|TestPacketConn|TestRealClient|TestNetHTTPOnAdapter|TestFileCopySplice|TestServeTLS|TestTLSClient|TestPortableAdapters|TestEnvCallsFromTaskRefused|TestExample)`
+const ringConnTests = `^(TestSyncAndCloseWriteGuarded|TestConn|TestTCPConn|TestListen|TestDial|TestNettestConn|TestNilReceivers|TestPacketConn|TestRealClient|TestNetHTTPOnAdapter|TestFileCopySplice|TestServeTLS|TestTLSClient|TestPortableAdapters|TestEnvCallsFromTaskRefused|Example$)`
 
 // backendEnv selects the backend of the package's executors (the same
 // variable as package task's tests).

@@ -195,9 +195,9 @@ func (c *Conn) CloseWrite() error {
 // true, waiting in between until the socket is readable or writable,
 // under the read or write deadline. Where the Conn waits in Go's
 // netpoller (the default) the socket is non-blocking and the waits are
-// the netpoller's, as net's; with WithRingConnWaits it is in blocking
-// mode and each wait is an io_uring POLL_ADD (a task's), so a read or write of f's
-// own blocks its thread when nothing is ready.
+// the netpoller's, as net's; with task.WithRingConnWaits it is in
+// blocking mode and each wait is an io_uring POLL_ADD awaited by a task,
+// so a read or write of f's own blocks its thread when nothing is ready.
 func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 	if c == nil {
 		return nil, nilReceiver("Conn.SyscallConn")
