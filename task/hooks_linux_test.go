@@ -120,7 +120,15 @@ func TestNotifier(t *testing.T) {
 		<-woke
 	}
 	round(1)
-	require.Zero(t, testing.AllocsPerRun(200, func() { round(1) }), "a Notify and the Wait it ends")
+	allocs := testing.AllocsPerRun(200, func() { round(1) })
+	if raceEnabled && onFallback() {
+		// The fallback's wake reads its eventfd into a stack buffer that
+		// the race detector's instrumentation of unix.Read moves to the
+		// heap: one allocation per wake, under -race only.
+		t.Logf("%v allocations per round (-race, fallback)", allocs)
+	} else {
+		require.Zero(t, allocs, "a Notify and the Wait it ends")
+	}
 	req <- -1
 	n.Notify()
 	sum, err := h.Wait(context.Background())
