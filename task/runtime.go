@@ -10,10 +10,9 @@ import (
 )
 
 // Runtime is a set of executors, one per CPU by default. Ordinary
-// goroutines use it through blocking calls that take a context (the
-// operation runs as a task on one executor; the call returns after the
-// operation's CQE, so buffers are free again when it returns, also when
-// ctx was cancelled).
+// goroutines start tasks on it (Go, SpawnOn on Pick's executor) and get
+// its files and connections from package goio (goio.On(rt)), whose
+// blocking calls run as tasks on its executors.
 type Runtime struct {
 	execs []*Executor
 	next  atomic.Uint32

@@ -51,8 +51,8 @@ func runHTTP(c *Config) ([]Point, error) {
 }
 
 // runHTTPStd: the same net/http server code served on the task runtime's
-// net.Listener (goio.On(rt).Listen) vs on net.Listen, for each load shape (--mode:
-// keepalive sweeps --conns, default 1,10,100,1000; close is a new
+// net.Listener (goio.On(rt).Listen) vs on net.Listen, for each load shape
+// (--mode: keepalive sweeps --conns, default 1,10,100,1000; close is a new
 // connection per request and pipeline 16 requests per write, at --conns,
 // default 10), on 1 and NCPU executors (--executors). The shapes other
 // than keepalive need wrk; so do the latency percentiles' max.
