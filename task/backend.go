@@ -10,9 +10,10 @@ const (
 	// BackendFallback: operations are Go's own I/O, without io_uring —
 	// non-blocking system calls with the executor waiting for readiness
 	// (epoll on Linux), blocking ones on goroutines while only the task
-	// parks, and Go's net and os for the adapters. It runs where io_uring
-	// is not there (another OS, kernel.io_uring_disabled, a seccomp filter
-	// that denies io_uring_setup) and when WithoutIOUring asks for it.
+	// parks (package goio's adapters wait in Go's netpoller, or off Linux
+	// are Go's net and os). It runs where io_uring is not there (another
+	// OS, kernel.io_uring_disabled, a seccomp filter that denies
+	// io_uring_setup) and when WithoutIOUring asks for it.
 	// Operations only io_uring has (fixed buffers and files, provided-buffer
 	// rings, T.Await of a raw SQE, links) return an error wrapping
 	// uring.ErrUnsupported that names what is missing.

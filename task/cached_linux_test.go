@@ -5,7 +5,6 @@ package task
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -170,53 +169,4 @@ func TestReadCached(t *testing.T) {
 		}
 		return nil
 	}))
-}
-
-// File.ReadAt on a buffered file reads cached data on the calling
-// goroutine (no allocation: no trip to the executor), stops with io.EOF at
-// the end, and reads what is not cached through the ring.
-func TestFileReadAtCached(t *testing.T) {
-	rt := newRuntime(t, 1)
-	path := filepath.Join(t.TempDir(), "f")
-	f, err := rt.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	defer f.Close()
-	data := bytes.Repeat([]byte("uring cached read "), 2000) // 36000 bytes
-	n, err := f.WriteAt(data, 0)
-	require.NoError(t, err)
-	require.Equal(t, len(data), n)
-	requireNowait(t, f.Fd())
-
-	b := make([]byte, 4096)
-	n, err = f.ReadAt(b, 1000)
-	require.NoError(t, err)
-	require.Equal(t, data[1000:1000+4096], b[:n])
-	require.Zero(t, testing.AllocsPerRun(100, func() {
-		if n, err := f.ReadAt(b, 8192); err != nil || n != len(b) {
-			panic(sprintErr("ReadAt", n, err))
-		}
-	}), "a cached ReadAt stays on the calling goroutine")
-
-	n, err = f.ReadAt(b, int64(len(data)-10))
-	require.ErrorIs(t, err, io.EOF)
-	require.Equal(t, data[len(data)-10:], b[:n])
-	n, err = f.ReadAt(b, int64(len(data)))
-	require.ErrorIs(t, err, io.EOF)
-	require.Zero(t, n)
-
-	_, err = f.ReadAt(b, -1)
-	var ae *ArgError
-	require.ErrorAs(t, err, &ae)
-	require.Equal(t, "off", ae.Arg)
-	_, err = f.WriteAt(b, -1)
-	require.ErrorAs(t, err, &ae)
-
-	osf, err := os.Open(path)
-	require.NoError(t, err)
-	defer osf.Close()
-	if evict(t, osf) {
-		n, err = f.ReadAt(b, 20000)
-		require.NoError(t, err)
-		require.Equal(t, data[20000:20000+4096], b[:n], "a miss (through the ring, or direct once readahead is done) reads the right bytes")
-	}
 }

@@ -25,25 +25,23 @@
 //
 // Calls that block until an executor acts (Run, Do, Handle.Wait, Close)
 // return ErrWouldDeadlock when made from a task of that executor, and the
-// Runtime's methods when made from a task of any of its executors, instead
-// of waiting for themselves.
+// Runtime's (Close; package goio's calls, through Runtime.OnThread) when
+// made from a task of any of its executors, instead of waiting for
+// themselves.
+//
+// Ordinary goroutines get io_uring-backed files and connections that
+// behave like os's and net's from package goio (goio.On(rt): Listen, Dial,
+// ListenPacket, OpenFile, and blocking calls on raw fds), which is built on
+// this package's public API: SpawnOn, the T methods, Runtime.OnThread,
+// Executor.AtClose (what waits outside an executor ends when it closes),
+// Notifier and WithRingConnWaits.
 //
 // Contract:
 //   - A *T is used only by its own task, on its executor's thread. Channels,
 //     groups and handles are bound to one executor; ordinary goroutines reach
-//     an executor through Runtime's blocking calls (which take a context),
-//     SpawnOn/Handle.Wait, the bridges to Go channels, and the net and os
-//     adapters, which behave like net's and os's (Runtime.Listen,
-//     Runtime.Dial and Conn with *net.TCPConn's method set for tcp and unix;
-//     Runtime.ListenPacket and PacketConn for udp and unixgram;
-//     Runtime.OpenFile and File. A Conn or PacketConn tries the socket from
-//     the calling goroutine and waits for readiness in Go's netpoller, as
-//     net does (measured faster than a hand-off to the executor); Accept
-//     and a TCP Dial's connect do the same;
-//     WithRingConnWaits posts what would block to the executor as a
-//     RECV/SEND/RECVMSG/SENDMSG/POLL_ADD/ACCEPT/CONNECT request instead. io.Copy between
-//     Conns, Files and regular *os.Files goes through splice; never use
-//     them from a task).
+//     an executor through SpawnOn/Go/Run and Handle.Wait, Executor.Do, a
+//     Notifier, the bridges to Go channels (FromGo, ToGo), and package
+//     goio.
 //   - Memory: every buffer, iovec, msghdr, sockaddr, timespec and path of an
 //     operation stays referenced by the executor and pinned (runtime.Pinner)
 //     until the operation's last CQE, cancelled operations included. An fd
@@ -69,8 +67,7 @@
 //     Recv and Send first try the socket with MSG_DONTWAIT (a budget sends
 //     every 17th call through the ring); ReadCached, for buffered files,
 //     first tries preadv2(RWF_NOWAIT) when the read would be submitted alone
-//     (nothing else runnable, nothing queued), and File.ReadAt reads what the
-//     page cache holds on the calling goroutine. A call that would block
+//     (nothing else runnable, nothing queued). A call that would block
 //     falls back to the ring, so results and errors are the ring's.
 //   - Every SQE is filled by the builders of package sqe, which check the
 //     arguments; a rejected argument is an *ArgError named after the task
@@ -78,10 +75,9 @@
 //   - Do not call runtime.Goexit (t.FailNow in tests) inside a task, nor
 //     LockOSThread/UnlockOSThread: coroutines share the executor's thread.
 //
-// Off Linux the package builds with the same scheduler and adapters on the
-// fallback backend (Go's own net and os for the adapters; on macOS and the
-// BSDs also the raw-fd methods, waited for on a kqueue); the Linux-only
-// calls do not exist there.
+// Off Linux the package builds with the same scheduler on the fallback
+// backend (on macOS and the BSDs with the raw-fd methods too, waited for
+// on a kqueue); the Linux-only calls do not exist there.
 //
 // user_data of every SQE is the token of a poll.Core slot (index and
 // generation), so a stale CQE is recognised there; the executor's own SQEs

@@ -64,6 +64,6 @@ func optionError(opt, reason string) *OptionError {
 	return &OptionError{Option: opt, Reason: reason}
 }
 
-// nilReceiver is the error of a method called on a nil *Conn, *PacketConn,
-// *Listener, *File or *Runtime (net answers syscall.EINVAL there).
+// nilReceiver is the error of a method called on a nil *Executor or
+// *Runtime.
 func nilReceiver(fn string) error { return argError(fn, "receiver", "is nil") }

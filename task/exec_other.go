@@ -4,7 +4,6 @@ package task
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"time"
 
@@ -46,25 +45,10 @@ func (ex *Executor) cancelRingOps(*T)    {}
 func (ex *Executor) keepForKernel()      {}
 func (ex *Executor) ringStats(*Stats)    {}
 func (ex *Executor) hasPosted() bool     { return ex.fb.sl.HasWork() }
-func (ex *Executor) cancelAll()          { ex.fb.cancelAll(ex) }
+func (ex *Executor) cancelAll()          {}
 func (ex *Executor) quiet() bool         { return ex.fb.quiet() }
 func (ex *Executor) waitClosing()        { ex.fb.waitClosing(ex) }
 func (ex *Executor) closeBackend() error { return ex.fb.close() }
-func (ex *Executor) connStart(*connReq)  {}
-func (ex *Executor) connCancel(*connReq) {}
-
-// fbSock is a goroutine adapter's socket or file, closed by the executor's
-// Close (cancelAll) to end its waits.
-type fbSock struct {
-	f  io.Closer
-	ex *Executor // where it is registered; nil when not
-}
-
-// connReq is a goroutine's request to an executor; off Linux the adapters
-// call Go's own I/O directly and post none.
-type connReq struct{}
-
-func (*connReq) refuse() {}
 
 // Nop returns at once (it checks the task's context).
 func (t *T) Nop() error {

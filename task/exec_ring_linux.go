@@ -105,7 +105,7 @@ func (ex *Executor) ringPoll(block bool) {
 	if ex.reap() > 0 || !block || ex.runnable() {
 		return
 	}
-	// Goroutines just made runnable (a Conn's completion, a remote join)
+	// Goroutines just made runnable (a SpawnOn task's end, a remote join)
 	// need the P a spin or kernel wait would hold, and are queued on this
 	// P: park, which gives it up at once.
 	parkNow := ex.signalled
@@ -174,11 +174,9 @@ func (ex *Executor) reap() int { return ex.core.Reap() }
 // cancelAll cancels every operation in flight at the start of Close.
 func (ex *Executor) cancelAll() {
 	if ex.fb != nil {
-		ex.fb.cancelAll(ex)
-		return
+		return // Close interrupts every task itself
 	}
-	ex.socks.closeAll() // the goroutines waiting in the netpoller
-	ex.core.Stop()      // the wake poll is not re-armed: the ring can go quiet
+	ex.core.Stop() // the wake poll is not re-armed: the ring can go quiet
 	ex.core.CancelAll()
 }
 

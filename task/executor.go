@@ -7,6 +7,7 @@ import (
 	"github.com/pure-uring/uring/internal/argerr"
 	"iter"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,24 +30,27 @@ type config struct {
 	noPark         bool
 	fixedSpin      bool // WithSpin given: no adaptive spinning
 	noIOUring      bool // WithoutIOUring: the fallback backend
-	ringConns      bool // WithRingConnWaits: goroutine-side sockets wait through the ring
+	ringConns      bool // WithRingConnWaits: package goio's sockets wait through the ring
 	argerr.Options      // the first bad option argument
 }
 
 // bad records a bad option argument (the first one is the error).
 func (c *config) bad(opt, reason string) { c.Bad(opt, reason) }
 
-// WithRingConnWaits makes the goroutine-side sockets (Conn, PacketConn)
-// wait through the executor's ring: what would block becomes a RECV, SEND,
-// RECVMSG, SENDMSG or POLL_ADD request that the executor submits, and the
-// goroutine waits for its completion. By default they wait in Go's own
-// netpoller on a duplicate of the fd, as the fallback backend does: a
-// goroutine's blocking Read then costs no hand-off to the executor's
-// locked thread and back (net/http on the runtime's Listener measured
-// 0.87-0.89x net.Listen through the ring and 1.08-1.11x through the
-// netpoller, same run). In that mode the socket is non-blocking and its
-// splices (ReadFrom, WriteTo) are non-blocking splice(2) calls from the
-// goroutine as well; with WithRingConnWaits they are ring SPLICEs.
+// WithRingConnWaits makes the goroutine-side sockets of package goio
+// (Conn, PacketConn, Listener.Accept, Dial's connect) wait through the
+// executor's ring: what would block becomes a RECV, SEND, RECVMSG,
+// SENDMSG, POLL_ADD, ACCEPT or CONNECT that a task of the executor
+// awaits, and the goroutine waits for its completion. By default they
+// wait in Go's own netpoller, as the fallback backend's do: a goroutine's
+// blocking Read then costs no hand-off to the executor's locked thread
+// and back (net/http on the runtime's Listener measured 0.87-0.89x
+// net.Listen through the ring and 1.08-1.11x through the netpoller, same
+// run). In that mode the socket is non-blocking and its splices
+// (ReadFrom, WriteTo) are sendfile(2) and non-blocking splice(2) calls
+// from the goroutine as well; with WithRingConnWaits they are ring
+// SPLICEs. It changes nothing on the fallback backend
+// (Executor.RingConnWaits says whether it applies).
 func WithRingConnWaits() Option { return func(c *config) { c.ringConns = true } }
 
 // WithEntries sets the ring's SQ size, 1 to uring.MaxEntries (default
@@ -178,8 +182,10 @@ type Executor struct {
 
 	watches map[context.Context]*ctxWatch
 
-	socks     sockRegistry // goroutine-side sockets waiting in the netpoller: Close ends their waits
-	ringConns bool         // WithRingConnWaits
+	closeMu    sync.Mutex
+	atClose    []func() // AtClose's functions, run when Close begins
+	atCloseRan bool     // they ran: AtClose refuses new ones
+	ringConns  bool     // WithRingConnWaits
 
 	rt *Runtime
 	id int
@@ -427,6 +433,43 @@ func (ex *Executor) onThreadRunning() bool {
 	}
 }
 
+// AtClose registers fn to run once when the executor's Close begins, on
+// the executor's thread, before its tasks are told ErrClosed and its
+// operations cancelled. It is for what ordinary goroutines wait on
+// outside the executor (package goio's sockets, which wait in Go's
+// netpoller: closing them ends those waits when the executor closes, as
+// its own operations end). Functions run in the order they were
+// registered. fn must not block, nor wait for the executor.
+// AtClose reports false, and registers nothing, once Close has begun
+// (fn would never run): the caller then does at once what fn would do.
+func (ex *Executor) AtClose(fn func()) bool {
+	ex.closeMu.Lock()
+	defer ex.closeMu.Unlock()
+	if ex.atCloseRan {
+		return false
+	}
+	ex.atClose = append(ex.atClose, fn)
+	return true
+}
+
+// runAtClose runs the functions AtClose registered (executor thread, at
+// the start of the shutdown) and refuses new ones.
+func (ex *Executor) runAtClose() {
+	ex.closeMu.Lock()
+	fns := ex.atClose
+	ex.atClose, ex.atCloseRan = nil, true
+	ex.closeMu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// RingConnWaits reports whether the executor runs with WithRingConnWaits
+// on io_uring: goroutine-side sockets (package goio) then wait through
+// its ring instead of Go's netpoller. False on the fallback backend,
+// which has no ring.
+func (ex *Executor) RingConnWaits() bool { return ex.ringConns }
+
 // Done is closed when the executor has stopped.
 func (ex *Executor) Done() <-chan struct{} { return ex.done }
 
@@ -437,6 +480,7 @@ func (ex *Executor) startClose() {
 	}
 	ex.closing = true
 	ex.closeStart = time.Now()
+	ex.runAtClose()
 	ex.cancelAll()
 	for t := ex.live.lnext; t != &ex.live; t = t.lnext {
 		ex.interrupt(t, ErrClosed)

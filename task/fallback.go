@@ -299,11 +299,6 @@ func (f *fallback) cancel(ex *Executor, t *T, err error) {
 	}
 }
 
-// cancelAll is Close's cancel: Close interrupts every task itself; the
-// goroutines waiting in a socket's Read or Write (in Go's netpoller) are
-// ended by closing the socket's netpoller registration.
-func (f *fallback) cancelAll(ex *Executor) { ex.socks.closeAll() }
-
 // quiet: no blocking call is outstanding.
 func (f *fallback) quiet() bool { return true }
 

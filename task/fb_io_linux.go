@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring/internal/fdio"
+	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -268,7 +269,7 @@ func (t *T) fbAccept(fd int, flags int) (int, netip.AddrPort, error) {
 		nfd, peer, scope, err := fdio.Accept4(fd, flags|unix.SOCK_CLOEXEC)
 		switch err {
 		case nil:
-			return nfd, zoned(peer, scope), nil
+			return nfd, sockaddr.Zoned(peer, scope), nil
 		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
 			continue // another acceptor took it, or the peer left: wait again
 		}
@@ -294,7 +295,7 @@ func (t *T) fbSocket(domain, typ, proto int) (int, error) {
 func (t *T) fbSendmsg(fd int, bufs [][]byte, oob []byte, addr netip.AddrPort, flags int) (int, error) {
 	var to unix.Sockaddr
 	if addr.IsValid() {
-		to = addrPortSockaddr(addr)
+		to = sockaddr.FromAddrPort(addr)
 	}
 	for {
 		if err := t.check(); err != nil {
@@ -324,7 +325,7 @@ func (t *T) fbRecvmsg(fd int, bufs [][]byte, oob []byte, flags int) (n, oobn, re
 		n, oobn, recvflags, sa, err := unix.RecvmsgBuffers(fd, bufs, oob, flags|unix.MSG_DONTWAIT)
 		switch err {
 		case nil:
-			return n, oobn, recvflags, sockaddrAddrPort(sa), nil
+			return n, oobn, recvflags, sockaddr.ToAddrPort(sa), nil
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:

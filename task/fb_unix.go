@@ -6,6 +6,8 @@ import (
 	"net/netip"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/sockaddr"
 )
 
 // The fallback's calls that are the same on every Unix (Linux, macOS, the
@@ -60,30 +62,11 @@ func blockingRW(fd int, buf []byte, off int64, write bool) (int, error) {
 	}
 }
 
-// sockaddrAddrPort is the address of an AF_INET or AF_INET6 sockaddr.
-func sockaddrAddrPort(sa unix.Sockaddr) netip.AddrPort {
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port))
-	case *unix.SockaddrInet6:
-		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr), uint16(a.Port))
-	}
-	return netip.AddrPort{}
-}
-
-// addrPortSockaddr is the sockaddr of ap.
-func addrPortSockaddr(ap netip.AddrPort) unix.Sockaddr {
-	if a := ap.Addr(); a.Is4() {
-		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: a.As4()}
-	}
-	return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16(), ZoneId: zoneIndex(ap.Addr().Zone())}
-}
-
 // fbConnect connects the socket fd to addr without blocking the executor.
 func (t *T) fbConnect(fd int, addr netip.AddrPort) error {
 	t.ex.countOp(classNet, false)
 	defer t.ex.doneOp(classNet)
-	sa := addrPortSockaddr(addr)
+	sa := sockaddr.FromAddrPort(addr)
 	if err := t.check(); err != nil {
 		return opError("connect", fd, err)
 	}

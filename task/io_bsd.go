@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/sockaddr"
 )
 
 // The task methods on raw fds on macOS and the BSDs, where every executor
@@ -228,7 +230,7 @@ func (t *T) Accept(fd int, flags int) (int, netip.AddrPort, error) {
 				unix.Close(nfd)
 				return -1, netip.AddrPort{}, opError("accept", fd, err)
 			}
-			return nfd, sockaddrAddrPort(sa), nil
+			return nfd, sockaddr.ToAddrPort(sa), nil
 		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
 			continue
 		}

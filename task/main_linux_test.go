@@ -5,7 +5,6 @@ package task
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -20,17 +19,10 @@ import (
 // TestMain runs the package's tests on the io_uring backend, then, in a
 // child process with URING_TASK_BACKEND=fallback, on the fallback backend:
 // one suite, both backends. Tests about io_uring itself (rings,
-// registered buffers, SQEs) say so with requireRing.
+// registered buffers, SQEs) say so with requireRing. (WithRingConnWaits,
+// the third pass of package goio's suite, changes nothing of task's own.)
 func TestMain(m *testing.M) {
-	switch os.Getenv(backendEnv) {
-	case "":
-	case ringConnsBackend:
-		// Only the goroutine-side socket tests, unless -test.run chose.
-		if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
-			_ = f.Value.Set(ringConnTests)
-		}
-		fallthrough
-	default:
+	if os.Getenv(backendEnv) != "" {
 		testutil.Main(m)
 		return
 	}
@@ -38,18 +30,8 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		code = testutil.RerunWithEnv(backendEnv + "=fallback")
 	}
-	if code == 0 {
-		code = testutil.RerunWithEnv(backendEnv + "=" + ringConnsBackend)
-	}
 	os.Exit(code)
 }
-
-// ringConnsBackend is a third run on io_uring with WithRingConnWaits: the
-// goroutine-side sockets' tests (ringConnTests) again, with their waits
-// submitted to the ring instead of Go's netpoller.
-const ringConnsBackend = "io_uring-ring-conns"
-
-const ringConnTests = `^(TestSyncAndCloseWriteGuarded|TestConn|TestTCPConn|TestListen|TestDial|TestNettestConn|TestNilReceivers|TestPacketConn|TestRealClient|TestNetHTTPOnAdapter|TestFileCopySplice|TestServeTLS|TestTLSClient|TestPortableAdapters)`
 
 // backendEnv selects the backend of the package's executors.
 const backendEnv = "URING_TASK_BACKEND"
@@ -61,9 +43,6 @@ func onFallback() bool { return os.Getenv(backendEnv) == "fallback" }
 func backendOpts() []Option {
 	if onFallback() {
 		return []Option{WithoutIOUring()}
-	}
-	if os.Getenv(backendEnv) == ringConnsBackend {
-		return []Option{WithRingConnWaits()}
 	}
 	return nil
 }

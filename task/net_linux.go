@@ -9,47 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring/internal/fdio"
+	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
-
-// putSockaddr encodes ap as a struct sockaddr_in/_in6 into b (a msghdr's
-// name); it returns the length.
-func putSockaddr(b *[128]byte, ap netip.AddrPort) uint32 {
-	*b = [128]byte{}
-	a := ap.Addr()
-	if a.Is4() {
-		binary.NativeEndian.PutUint16(b[0:], unix.AF_INET)
-		binary.BigEndian.PutUint16(b[2:], ap.Port())
-		a4 := a.As4()
-		copy(b[4:8], a4[:])
-		return unix.SizeofSockaddrInet4
-	}
-	binary.NativeEndian.PutUint16(b[0:], unix.AF_INET6)
-	binary.BigEndian.PutUint16(b[2:], ap.Port())
-	a16 := a.As16()
-	copy(b[8:24], a16[:])
-	return unix.SizeofSockaddrInet6
-}
-
-// getSockaddr decodes an inet sockaddr of n bytes; the zero AddrPort for
-// others.
-func getSockaddr(b []byte, n uint32) netip.AddrPort {
-	if len(b) < unix.SizeofSockaddrInet6 {
-		return netip.AddrPort{}
-	}
-	switch binary.NativeEndian.Uint16(b[0:]) {
-	case unix.AF_INET:
-		if n >= unix.SizeofSockaddrInet4 {
-			return netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:]))
-		}
-	case unix.AF_INET6:
-		if n >= unix.SizeofSockaddrInet6 {
-			return netip.AddrPortFrom(netip.AddrFrom16([16]byte(b[8:24])), binary.BigEndian.Uint16(b[2:]))
-		}
-	}
-	return netip.AddrPort{}
-}
 
 // rawSockaddrBytes is the memory of sa as the kernel wrote it.
 func rawSockaddrBytes(sa *unix.RawSockaddrAny, b *[128]byte) []byte {
@@ -114,7 +77,7 @@ func (t *T) Connect(fd int, addr netip.AddrPort) error {
 		sl.sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Port: htons(addr.Port()), Addr: a.As4()}
 		err = sqe.Connect(s, fd, &sl.sa4)
 	} else {
-		sl.sa6 = unix.RawSockaddrInet6{Family: unix.AF_INET6, Port: htons(addr.Port()), Addr: a.As16(), Scope_id: zoneIndex(a.Zone())}
+		sl.sa6 = unix.RawSockaddrInet6{Family: unix.AF_INET6, Port: htons(addr.Port()), Addr: a.As16(), Scope_id: sockaddr.ZoneIndex(a.Zone())}
 		err = sqe.Connect(s, fd, &sl.sa6)
 	}
 	if err != nil {
@@ -241,7 +204,7 @@ func (t *T) Sendmsg(fd int, bufs [][]byte, oob []byte, addr netip.AddrPort, flag
 	if err == nil {
 		if addr.IsValid() {
 			sl.msg.Name = &sl.name[0]
-			sl.msg.Namelen = putSockaddr(&sl.name, addr)
+			sl.msg.Namelen = sockaddr.Put(&sl.name, addr)
 		}
 		err = sqe.Sendmsg(s, fd, &sl.msg, flags|unix.MSG_NOSIGNAL)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
+	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -45,7 +46,6 @@ type opSlot struct {
 	zcRes     int32
 	zcHave    bool
 	multi     multishotSink
-	req       *connReq // a Conn's request: signalled instead of a task
 
 	pin    runtime.Pinner
 	pinned bool
@@ -107,7 +107,7 @@ func (ex *Executor) recycleSlot(sl *opSlot) {
 	}
 	sl.buf, sl.t, sl.out = nil, nil, nil
 	if sl.heavy {
-		sl.bufs, sl.ptr, sl.multi, sl.req = nil, nil, nil, nil
+		sl.bufs, sl.ptr, sl.multi = nil, nil, nil
 		for i := range sl.iov {
 			sl.iov[i] = unix.Iovec{}
 		}
@@ -174,22 +174,15 @@ func (ex *Executor) finishOp(sl *opSlot, res int32, flags uint32) {
 		res = -int32(unix.ECANCELED)
 	}
 	t, out := sl.t, sl.out
-	if r := sl.req; r != nil {
-		ex.recycleSlot(sl)
-		ex.signalled = true
-		ex.ops[classNet].completed++
-		r.complete(res)
-		return
-	}
 	if t != nil && sl.kind&slotPeer != 0 {
 		// Decode what the kernel wrote into the slot before it is reused.
 		x := t.ext()
 		if sl.kind&slotMsgOut != 0 {
-			x.peer = getSockaddr(sl.name[:], sl.msg.Namelen)
+			x.peer = sockaddr.Get(sl.name[:], sl.msg.Namelen)
 			x.oobn, x.rflags = int(sl.msg.Controllen), int(sl.msg.Flags)
 		} else {
 			var b [128]byte
-			x.peer = getSockaddr(rawSockaddrBytes(&sl.sa, &b), sl.salen)
+			x.peer = sockaddr.Get(rawSockaddrBytes(&sl.sa, &b), sl.salen)
 		}
 	}
 	ex.recycleSlot(sl)

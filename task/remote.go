@@ -3,14 +3,13 @@ package task
 import "github.com/pure-uring/uring/sys"
 
 const (
-	msgSpawn      uint8 = iota // start t
-	msgPoke                    // w's context is done: interrupt its tasks' waits
-	msgWake                    // wake t if still parked with tok
-	msgClose                   // begin the shutdown
-	msgFunc                    // run fn on the executor's thread
-	msgConnIO                  // submit req's RECV/SEND
-	msgConnCancel              // cancel req's RECV/SEND if in flight
-	msgDone                    // fallback: the blocking call of t's wait tok ended with n, err
+	msgSpawn  uint8 = iota // start t
+	msgPoke                // w's context is done: interrupt its tasks' waits
+	msgWake                // wake t if still parked with tok
+	msgClose               // begin the shutdown
+	msgFunc                // run fn on the executor's thread
+	msgDone                // fallback: the blocking call of t's wait tok ended with err
+	msgNotify              // n was notified: wake its waiting task
 )
 
 type remoteMsg struct {
@@ -18,19 +17,15 @@ type remoteMsg struct {
 	tok  uint32
 	t    *T
 	fn   func()
-	req  *connReq
 	w    *ctxWatch
-	n    int   // msgDone
-	err  error // msgDone
+	n    *Notifier // msgNotify
+	err  error     // msgDone
 }
 
 // refuse answers m when the executor has stopped.
 func (m *remoteMsg) refuse() {
-	switch m.kind {
-	case msgSpawn:
+	if m.kind == msgSpawn {
 		m.t.finish(ErrClosed)
-	case msgConnIO:
-		m.req.refuse()
 	}
 }
 
@@ -72,12 +67,10 @@ func (ex *Executor) drain() {
 			ex.startClose()
 		case msgFunc:
 			m.fn()
-		case msgConnIO:
-			ex.connStart(m.req)
-		case msgConnCancel:
-			ex.connCancel(m.req)
 		case msgDone:
 			ex.fb.done(ex, m)
+		case msgNotify:
+			m.n.notified(ex)
 		}
 		*m = remoteMsg{}
 	}

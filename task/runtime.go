@@ -10,10 +10,9 @@ import (
 )
 
 // Runtime is a set of executors, one per CPU by default. Ordinary
-// goroutines use it through blocking calls that take a context (the
-// operation runs as a task on one executor; the call returns after the
-// operation's CQE, so buffers are free again when it returns, also when
-// ctx was cancelled).
+// goroutines start tasks on it (Go, SpawnOn on Pick's executor) and get
+// its files and connections from package goio (goio.On(rt)), whose
+// blocking calls run as tasks on its executors.
 type Runtime struct {
 	execs []*Executor
 	next  atomic.Uint32
@@ -40,15 +39,20 @@ func NewRuntime(n int, opts ...Option) (*Runtime, error) {
 // Executors returns the runtime's executors.
 func (rt *Runtime) Executors() []*Executor { return rt.execs }
 
-// onThread reports whether the caller is a task of one of the runtime's
+// OnThread reports whether the caller is a task of one of the runtime's
 // running executors, whose thread a blocking call would hold, whichever
-// executor the call would go to. One gettid and a look at each executor's
-// thread id (a plain load, written before NewExecutor returned); only a
-// match checks that the executor still runs, as Executor.onThread
-// requires: its thread lives until done is closed, so a match before then
-// is the caller itself. Closing executors count: their tasks still run
-// (the close wait) and still hold the thread. Allocates nothing.
-func (rt *Runtime) onThread() bool {
+// executor the call would go to. A package that offers blocking calls on
+// the runtime to ordinary goroutines (package goio) checks it first and
+// returns ErrWouldDeadlock instead of waiting for itself, as the
+// runtime's own calls do.
+//
+// One gettid and a look at each executor's thread id (a plain load,
+// written before NewExecutor returned); only a match checks that the
+// executor still runs, as Executor.onThread requires: its thread lives
+// until done is closed, so a match before then is the caller itself.
+// Closing executors count: their tasks still run (the close wait) and
+// still hold the thread. Allocates nothing.
+func (rt *Runtime) OnThread() bool {
 	tid := sys.Gettid()
 	if tid == 0 { // a system whose thread ids sys does not know
 		return false
@@ -68,7 +72,7 @@ func (rt *Runtime) onThread() bool {
 // calls never return).
 func (ex *Executor) wouldDeadlock() bool {
 	if ex.rt != nil {
-		return ex.rt.onThread()
+		return ex.rt.OnThread()
 	}
 	return ex.onThreadRunning()
 }
@@ -82,7 +86,7 @@ func (rt *Runtime) Pick() *Executor {
 // are woken with ErrClosed. From a task of the runtime it returns
 // ErrWouldDeadlock and closes nothing.
 func (rt *Runtime) Close() error {
-	if rt.onThread() {
+	if rt.OnThread() {
 		return ErrWouldDeadlock
 	}
 	var errs []error

@@ -22,6 +22,7 @@ import (
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -381,7 +382,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 			_, err = task.Run(ctx, ex, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 			require.ErrorIs(t, err, uring.ErrClosed)
 		}
-		_, err = rt.ReadAt(ctx, m.pipes[0], make([]byte, 1), 0)
+		_, err = goio.On(rt).ReadAt(ctx, m.pipes[0], make([]byte, 1), 0)
 		require.ErrorIs(t, err, uring.ErrClosed)
 		require.NoError(t, rt.Close(), "Close is safe to repeat")
 	})

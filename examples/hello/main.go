@@ -1,8 +1,8 @@
 // Command hello serves "Hello, World!" with net/http, unchanged, on the
-// task runtime's net.Listener (accept, reads and writes through
-// io_uring): over HTTP, and over HTTPS with HTTP/1.1 and HTTP/2 (ALPN).
-// /file serves a file with http.ServeContent from the runtime's File,
-// which the runtime's conns send with splice (no user-space copy).
+// task runtime's net.Listener (goio.On(rt).Listen): over HTTP, and over
+// HTTPS with HTTP/1.1 and HTTP/2 (ALPN). /file serves a file with
+// http.ServeContent from the runtime's File (goio.On(rt).OpenFile), which
+// the runtime's conns send with sendfile (no user-space copy).
 //
 //	hello [-addr 127.0.0.1:8080] [-tls-addr 127.0.0.1:8443] [-file PATH]
 //	      [-cert CERT.pem -key KEY.pem] [-executors N] [-for 10s]
@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio"
 )
 
 // config is what the flags set.
@@ -65,7 +66,7 @@ func main() {
 }
 
 // handler answers / with Hello, World! and /file with the file.
-func handler(rt *task.Runtime, file string) http.Handler {
+func handler(env *goio.Env, file string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "Hello, World!")
@@ -75,7 +76,7 @@ func handler(rt *task.Runtime, file string) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		f, err := rt.OpenFile(file, os.O_RDONLY, 0)
+		f, err := env.OpenFile(file, os.O_RDONLY, 0)
 		if err != nil {
 			http.Error(w, "cannot open the file", http.StatusInternalServerError)
 			return
@@ -99,7 +100,8 @@ func serve(ctx context.Context, c config, ready func(scheme, addr string)) error
 		return err
 	}
 	defer rt.Close()
-	h := handler(rt, c.file)
+	env := goio.On(rt)
+	h := handler(env, c.file)
 	type server struct {
 		srv *http.Server
 		ln  net.Listener
@@ -112,7 +114,7 @@ func serve(ctx context.Context, c config, ready func(scheme, addr string)) error
 		}
 	}()
 	if c.addr != "" {
-		ln, err := rt.Listen("tcp", c.addr)
+		ln, err := env.Listen("tcp", c.addr)
 		if err != nil {
 			return err
 		}
@@ -123,7 +125,7 @@ func serve(ctx context.Context, c config, ready func(scheme, addr string)) error
 		if err != nil {
 			return err
 		}
-		ln, err := rt.Listen("tcp", c.tlsAddr)
+		ln, err := env.Listen("tcp", c.tlsAddr)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,6 @@
-// Command udpecho echoes UDP datagrams through the task runtime's
-// net.PacketConn (RECVMSG and SENDMSG through io_uring): each datagram
-// goes back to its sender.
+// Command udpecho echoes UDP datagrams through a net.PacketConn of the
+// task runtime (goio.On(rt).ListenPacket): each datagram goes back to its
+// sender.
 //
 //	udpecho [-addr 127.0.0.1:7008] [-max N]
 package main
@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio"
 )
 
 func main() {
@@ -33,7 +34,7 @@ func serve(ctx context.Context, addr string, max int, ready func(string)) error 
 		return err
 	}
 	defer rt.Close()
-	pc, err := rt.ListenPacket("udp", addr)
+	pc, err := goio.On(rt).ListenPacket("udp", addr)
 	if err != nil {
 		return err
 	}

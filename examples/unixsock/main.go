@@ -1,7 +1,7 @@
 // Command unixsock serves HTTP on a Unix socket through the task runtime
-// (net/http, unchanged, on Runtime.Listen("unix", path)), as daemons do for
-// local APIs, and with -get fetches a path from such a server through
-// Runtime.Dial("unix", path).
+// (net/http, unchanged, on goio.On(rt).Listen("unix", path)), as daemons
+// do for local APIs, and with -get fetches a path from such a server
+// through goio.On(rt).Dial(ctx, "unix", path).
 //
 //	unixsock [-socket /tmp/unixsock.sock] [-for 10s]
 //	unixsock -socket /tmp/unixsock.sock -get /hello
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio"
 )
 
 func main() {
@@ -55,7 +56,7 @@ func serve(ctx context.Context, path string, ready func(string)) error {
 		return err
 	}
 	defer rt.Close()
-	ln, err := rt.Listen("unix", path)
+	ln, err := goio.On(rt).Listen("unix", path)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func fetch(ctx context.Context, path, urlPath string) (string, error) {
 	}
 	defer rt.Close()
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return rt.Dial(ctx, "unix", path)
+		return goio.On(rt).Dial(ctx, "unix", path)
 	}}
 	defer tr.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, "GET", "http://unix"+urlPath, nil)

@@ -1,5 +1,5 @@
-// Package osfd wraps the few system calls on file descriptors that the task
-// layer's net and os adapters need and that io_uring has no operation for
+// Package osfd wraps the few system calls on file descriptors that the net
+// and os adapters of package goio need and that io_uring has no operation for
 // on every supported kernel (5.10 on): socket options, socket names,
 // shutdown, fstat, ftruncate, pipes and their size, socket creation and a
 // non-blocking connect(2) for Unix sockets.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio"
 )
 
 const helloBody = "Hello, World!"
@@ -50,8 +51,8 @@ func runHTTP(c *Config) ([]Point, error) {
 }
 
 // runHTTPStd: the same net/http server code served on the task runtime's
-// net.Listener adapter vs on net.Listen, for each load shape (--mode:
-// keepalive sweeps --conns, default 1,10,100,1000; close is a new
+// net.Listener (goio.On(rt).Listen) vs on net.Listen, for each load shape
+// (--mode: keepalive sweeps --conns, default 1,10,100,1000; close is a new
 // connection per request and pipeline 16 requests per write, at --conns,
 // default 10), on 1 and NCPU executors (--executors). The shapes other
 // than keepalive need wrk; so do the latency percentiles' max.
@@ -95,7 +96,7 @@ func (c *Config) httpStdPoint(shape httpShape, load httpLoad, execs, conns int, 
 	meta := Point{Workload: "http-std", Mode: string(shape), Axis: "conns", X: int64(conns), Unit: "req/s", Higher: true,
 		Params: Params{Executors: execs, Conns: conns, Duration: d.String(), Load: load.name}}
 	if shape != shapeKeepAlive && load.name != "wrk" {
-		return []Point{unsupported(meta, "net/http on task.Listener", "net/http", "the "+string(shape)+" shape needs wrk (not installed, or --no-peers)", max(c.Reps, 1))}, nil
+		return []Point{unsupported(meta, "net/http on goio.Listener", "net/http", "the "+string(shape)+" shape needs wrk (not installed, or --no-peers)", max(c.Reps, 1))}, nil
 	}
 	run := load.run
 	if load.name == "wrk" {
@@ -116,11 +117,11 @@ func (c *Config) httpStdPoint(shape httpShape, load httpLoad, execs, conns int, 
 	s := spec{
 		meta: meta,
 		project: []impl{
-			{"net/http on task.Listener", withProcs(func() (sample, error) { return httpOnRuntimeWith(execs, conns, d, shaped) })},
-			{"net/http on task.Listener fallback", withProcs(func() (sample, error) {
+			{"net/http on goio.Listener", withProcs(func() (sample, error) { return httpOnRuntimeWith(execs, conns, d, shaped) })},
+			{"net/http on goio.Listener fallback", withProcs(func() (sample, error) {
 				return httpOnRuntimeWith(execs, conns, d, shaped, task.WithoutIOUring())
 			})},
-			{"net/http on task.Listener ring-conn waits", withProcs(func() (sample, error) {
+			{"net/http on goio.Listener ring-conn waits", withProcs(func() (sample, error) {
 				return httpOnRuntimeWith(execs, conns, d, shaped, task.WithRingConnWaits())
 			})},
 		},
@@ -173,7 +174,7 @@ func httpOnRuntimeWith(execs, conns int, d time.Duration, load httpLoad, opts ..
 		return sample{}, err
 	}
 	defer rt.Close()
-	ln, err := rt.Listen("tcp", "127.0.0.1:0")
+	ln, err := goio.On(rt).Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return sample{}, err
 	}

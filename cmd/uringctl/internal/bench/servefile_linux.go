@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio"
 )
 
 // defaultServeFileSize is the served file when --size is not given on the
@@ -28,7 +29,7 @@ import (
 const defaultServeFileSize = 256 << 20
 
 // runServeFile: http.ServeContent of one file, downloaded whole again and
-// again by conns clients at once: a task.File on the runtime's listener
+// again by conns clients at once: a goio.File on the runtime's listener
 // (splice from the page cache into the socket, no user-space copy) vs an
 // *os.File on net.Listen (sendfile). The load is Go's HTTP client in this
 // process (mode "go") or curl processes (mode "curl"); every run first
@@ -59,7 +60,7 @@ func runServeFile(c *Config) ([]Point, error) {
 			bin, err := exec.LookPath("curl")
 			if err != nil || c.NoPeers {
 				out = append(out, unsupported(Point{Workload: "serve-file", Mode: mode, Axis: "conns", Unit: "MB/s", Higher: true},
-					"task.File on task.Listener", "os.File on net.Listen", "curl is not installed (or --no-peers)", max(c.Reps, 1)))
+					"goio.File on goio.Listener", "os.File on net.Listen", "curl is not installed (or --no-peers)", max(c.Reps, 1)))
 				continue
 			}
 			load = curlDownloads(bin)
@@ -70,7 +71,7 @@ func runServeFile(c *Config) ([]Point, error) {
 			s := spec{
 				meta: Point{Workload: "serve-file", Mode: mode, Axis: "conns", X: int64(conns), Unit: "MB/s", Higher: true,
 					Params: Params{Conns: conns, Executors: execs, FileSize: size, File: path, Duration: d.String(), Load: mode}},
-				project: []impl{{"task.File on task.Listener", func() (sample, error) {
+				project: []impl{{"goio.File on goio.Listener", func() (sample, error) {
 					return serveFileRuntime(execs, path, size, sum, conns, d, load)
 				}}},
 				baseline: impl{"os.File on net.Listen", func() (sample, error) {
@@ -158,11 +159,12 @@ func serveFileRuntime(execs int, path string, size int64, sum [32]byte, conns in
 		return sample{}, err
 	}
 	defer rt.Close()
-	ln, err := rt.Listen("tcp", "127.0.0.1:0")
+	env := goio.On(rt)
+	ln, err := env.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return sample{}, err
 	}
-	return serveFile(ln, func() (io.ReadSeekCloser, error) { return rt.OpenFile(path, os.O_RDONLY, 0) }, size, sum, conns, d, load)
+	return serveFile(ln, func() (io.ReadSeekCloser, error) { return env.OpenFile(path, os.O_RDONLY, 0) }, size, sum, conns, d, load)
 }
 
 func serveFileStd(path string, size int64, sum [32]byte, conns int, d time.Duration, load fileLoad) (sample, error) {

@@ -1,0 +1,91 @@
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+
+package goio
+
+import (
+	"context"
+	"net/netip"
+
+	"github.com/pure-uring/uring/task"
+)
+
+// The runtime's blocking calls on raw fds, for goroutines (Linux, macOS and
+// the BSDs; elsewhere use the adapters, Listen, Dial and OpenFile). Each
+// runs as a task on the runtime's next executor (Runtime.Pick) and returns
+// after the operation's completion, also when ctx was cancelled (then with
+// ctx's error): the buffer is free again when it returns. From a task of
+// the runtime each returns task.ErrWouldDeadlock.
+
+// ReadAt reads into buf at off from fd.
+func (e *Env) ReadAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
+	if e == nil {
+		return 0, nilReceiver("Env.ReadAt")
+	}
+	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Read(fd, buf, off) })
+}
+
+// WriteAt writes buf at off to fd.
+func (e *Env) WriteAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
+	if e == nil {
+		return 0, nilReceiver("Env.WriteAt")
+	}
+	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Write(fd, buf, off) })
+}
+
+// Open opens path and returns the fd.
+func (e *Env) Open(ctx context.Context, path string, flags int, mode uint32) (int, error) {
+	if e == nil {
+		return -1, nilReceiver("Env.Open")
+	}
+	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Open(path, flags, mode) })
+}
+
+// CloseFd closes fd.
+func (e *Env) CloseFd(ctx context.Context, fd int) error {
+	if e == nil {
+		return nilReceiver("Env.CloseFd")
+	}
+	_, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (struct{}, error) { return struct{}{}, t.Close(fd) })
+	return err
+}
+
+// Fsync flushes fd.
+func (e *Env) Fsync(ctx context.Context, fd int) error {
+	if e == nil {
+		return nilReceiver("Env.Fsync")
+	}
+	_, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (struct{}, error) { return struct{}{}, t.Fsync(fd, 0) })
+	return err
+}
+
+// Accept accepts a connection on the listening socket fd.
+func (e *Env) Accept(ctx context.Context, fd int) (int, netip.AddrPort, error) {
+	if e == nil {
+		return -1, netip.AddrPort{}, nilReceiver("Env.Accept")
+	}
+	type acc struct {
+		fd   int
+		peer netip.AddrPort
+	}
+	a, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (acc, error) {
+		nfd, peer, err := t.Accept(fd, 0)
+		return acc{nfd, peer}, err
+	})
+	return a.fd, a.peer, err
+}
+
+// Recv receives into buf from fd.
+func (e *Env) Recv(ctx context.Context, fd int, buf []byte) (int, error) {
+	if e == nil {
+		return 0, nilReceiver("Env.Recv")
+	}
+	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Recv(fd, buf, 0) })
+}
+
+// Send sends buf on fd.
+func (e *Env) Send(ctx context.Context, fd int, buf []byte) (int, error) {
+	if e == nil {
+		return 0, nilReceiver("Env.Send")
+	}
+	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Send(fd, buf, 0) })
+}

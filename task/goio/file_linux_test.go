@@ -1,0 +1,264 @@
+//go:build linux
+
+package goio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/task"
+)
+
+// openBoth opens name with os and with the runtime, closed at the end.
+func openBoth(t *testing.T, rt *task.Runtime, name string, flags int) (*os.File, *File) {
+	t.Helper()
+	of, err := os.OpenFile(name, flags, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { of.Close() })
+	tf, err := On(rt).OpenFile(name, flags, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { tf.Close() })
+	return of, tf
+}
+
+func writeTemp(t *testing.T, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "data")
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	return p
+}
+
+// Seek with every whence, in and out of range, answers what *os.File's
+// answers (the position, or an error that leaves it unchanged), and reads
+// then start there.
+func TestFileSeekLikeOS(t *testing.T) {
+	rt := newRuntime(t, 1)
+	data := []byte("0123456789abcdefghij")
+	of, tf := openBoth(t, rt, writeTemp(t, data), os.O_RDONLY)
+	steps := []struct {
+		off    int64
+		whence int
+	}{
+		{5, io.SeekStart}, {3, io.SeekCurrent}, {-2, io.SeekCurrent}, {-5, io.SeekEnd}, {0, io.SeekEnd},
+		{10, io.SeekEnd}, {-100, io.SeekEnd}, {-1, io.SeekStart}, {-100, io.SeekCurrent}, {0, 7},
+		{math.MaxInt64, io.SeekCurrent}, {4, io.SeekStart}, {0, io.SeekCurrent},
+	}
+	for _, s := range steps {
+		opos, oerr := of.Seek(s.off, s.whence)
+		tpos, terr := tf.Seek(s.off, s.whence)
+		require.Equal(t, opos, tpos, "Seek(%d, %d)", s.off, s.whence)
+		require.Equal(t, oerr == nil, terr == nil, "Seek(%d, %d): %v vs %v", s.off, s.whence, oerr, terr)
+		if oerr != nil {
+			var ope, tpe *os.PathError
+			require.ErrorAs(t, oerr, &ope)
+			require.ErrorAs(t, terr, &tpe)
+			require.Equal(t, ope.Op, tpe.Op)
+			require.Equal(t, ope.Path, tpe.Path)
+			require.Equal(t, errors.Is(oerr, unix.EINVAL), errors.Is(terr, unix.EINVAL), "%v vs %v", oerr, terr)
+		}
+		ocur, _ := of.Seek(0, io.SeekCurrent)
+		tcur, _ := tf.Seek(0, io.SeekCurrent)
+		require.Equal(t, ocur, tcur, "position after Seek(%d, %d)", s.off, s.whence)
+		ob, tb := make([]byte, 3), make([]byte, 3)
+		on, oerr := of.Read(ob)
+		tn, terr := tf.Read(tb)
+		require.Equal(t, ob[:on], tb[:tn])
+		require.Equal(t, oerr, terr)
+		_, _ = of.Seek(ocur, io.SeekStart)
+		_, _ = tf.Seek(tcur, io.SeekStart)
+	}
+	// The argument is named.
+	_, err := tf.Seek(0, 7)
+	var ae *task.ArgError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "whence", ae.Arg)
+	_, err = tf.Seek(-1, io.SeekStart)
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "offset", ae.Arg)
+}
+
+// Stat, Truncate and Name answer what *os.File's answer, for a file and
+// a directory; after Close every call fails with os.ErrClosed, as os's.
+func TestFileStatTruncateNameLikeOS(t *testing.T) {
+	rt := newRuntime(t, 1)
+	p := writeTemp(t, bytes.Repeat([]byte("z"), 5000))
+	of, tf := openBoth(t, rt, p, os.O_RDWR)
+	require.Equal(t, of.Name(), tf.Name())
+	check := func(of *os.File, tf *File) {
+		t.Helper()
+		ofi, oerr := of.Stat()
+		tfi, terr := tf.Stat()
+		require.NoError(t, oerr)
+		require.NoError(t, terr)
+		require.Equal(t, ofi.Name(), tfi.Name())
+		require.Equal(t, ofi.Size(), tfi.Size())
+		require.Equal(t, ofi.Mode(), tfi.Mode())
+		require.Equal(t, ofi.ModTime(), tfi.ModTime())
+		require.Equal(t, ofi.IsDir(), tfi.IsDir())
+		require.Equal(t, ofi.Sys(), tfi.Sys())
+	}
+	check(of, tf)
+	require.NoError(t, tf.Truncate(1234))
+	check(of, tf)
+	require.NoError(t, of.Truncate(99999))
+	check(of, tf)
+	n, err := tf.Seek(0, io.SeekEnd)
+	require.NoError(t, err)
+	require.EqualValues(t, 99999, n)
+
+	oerr, terr := of.Truncate(-1), tf.Truncate(-1)
+	require.ErrorIs(t, oerr, unix.EINVAL)
+	require.ErrorIs(t, terr, unix.EINVAL)
+	var ae *task.ArgError
+	require.ErrorAs(t, terr, &ae)
+	require.Equal(t, "size", ae.Arg)
+
+	ro, tro := openBoth(t, rt, p, os.O_RDONLY)
+	oerr, terr = ro.Truncate(1), tro.Truncate(1)
+	require.Error(t, oerr)
+	require.Equal(t, oerr.Error(), terr.Error(), "the kernel's answer, in os's words")
+
+	dir := t.TempDir()
+	for _, n := range []string{"b", "a", "c"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(n), 0o600))
+	}
+	od, td := openBoth(t, rt, dir, os.O_RDONLY)
+	check(od, td)
+	names := func(fis []os.FileInfo, err error) []string {
+		require.NoError(t, err)
+		var s []string
+		for _, fi := range fis {
+			s = append(s, fi.Name()+" "+fi.Mode().String())
+		}
+		sort.Strings(s)
+		return s
+	}
+	require.Equal(t, names(od.Readdir(-1)), names(td.Readdir(-1)))
+	ents, err := td.ReadDir(-1)
+	require.NoError(t, err)
+	require.Empty(t, ents, "the listing was read to its end")
+
+	require.NoError(t, of.Close())
+	require.NoError(t, tf.Close())
+	for _, c := range []struct {
+		name string
+		o, t func() error
+	}{
+		{"Stat", func() error { _, err := of.Stat(); return err }, func() error { _, err := tf.Stat(); return err }},
+		{"Seek", func() error { _, err := of.Seek(0, io.SeekEnd); return err }, func() error { _, err := tf.Seek(0, io.SeekEnd); return err }},
+		{"Truncate", func() error { return of.Truncate(0) }, func() error { return tf.Truncate(0) }},
+		{"Read", func() error { _, err := of.Read(make([]byte, 1)); return err }, func() error { _, err := tf.Read(make([]byte, 1)); return err }},
+		{"Close", of.Close, tf.Close},
+		{"Readdir", func() error { _, err := of.Readdir(1); return err }, func() error { _, err := tf.Readdir(1); return err }},
+	} {
+		oerr, terr := c.o(), c.t()
+		require.Error(t, oerr, c.name)
+		require.ErrorIs(t, terr, os.ErrClosed, c.name) // os's Readdir says "use of closed file"
+		var ope, tpe *os.PathError
+		require.ErrorAs(t, oerr, &ope)
+		require.ErrorAs(t, terr, &tpe)
+		require.Equal(t, ope.Path, tpe.Path)
+	}
+}
+
+// dirFS serves a directory's files as *File (an http.FileSystem).
+type dirFS struct {
+	rt   *task.Runtime
+	root string
+}
+
+func (d dirFS) Open(name string) (http.File, error) {
+	return On(d.rt).OpenFile(filepath.Join(d.root, filepath.FromSlash(path.Clean("/"+name))), os.O_RDONLY, 0)
+}
+
+// http.ServeContent and http.FileServer serve a File as they serve an
+// *os.File: whole (ServeContent used to answer 500 "seeker can't seek"),
+// by ranges, HEAD, a directory listing, identical bytes and headers.
+func TestFileServeContent(t *testing.T) {
+	rt := newRuntime(t, 1)
+	data := bytes.Repeat([]byte("0123456789"), 100_000)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), data, 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "g.txt"), []byte("g"), 0o644))
+	mt := time.Unix(1_700_000_000, 0)
+	serveContent := func(open func() (io.ReadSeeker, error)) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			f, err := open()
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			defer f.(io.Closer).Close()
+			http.ServeContent(w, r, "f.txt", mt, f)
+		})
+	}
+	handlers := []http.Handler{
+		serveContent(func() (io.ReadSeeker, error) { return os.Open(filepath.Join(dir, "f.txt")) }),
+		serveContent(func() (io.ReadSeeker, error) { return On(rt).OpenFile(filepath.Join(dir, "f.txt"), os.O_RDONLY, 0) }),
+		http.FileServer(http.Dir(dir)),
+		http.FileServer(dirFS{rt, dir}),
+	}
+	requests := []struct {
+		method, path, rng string
+	}{
+		{"GET", "/f.txt", ""}, {"GET", "/f.txt", "bytes=100-199"}, {"GET", "/f.txt", "bytes=-10"},
+		{"GET", "/f.txt", "bytes=0-0,500-509"}, {"HEAD", "/f.txt", ""}, {"GET", "/f.txt", "bytes=2000000-"},
+	}
+	for _, rq := range requests {
+		var want *httptest.ResponseRecorder
+		for i, h := range handlers {
+			if i == 2 && !strings.HasPrefix(rq.path, "/f") {
+				continue
+			}
+			req := httptest.NewRequest(rq.method, rq.path, nil)
+			if rq.rng != "" {
+				req.Header.Set("Range", rq.rng)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if i%2 == 0 {
+				want = rec
+				continue
+			}
+			require.Equal(t, want.Code, rec.Code, "%s %s %s", rq.method, rq.path, rq.rng)
+			hds := []string{"Content-Length", "Content-Range", "Content-Type"}
+			if strings.Contains(rq.rng, ",") { // multipart: a random boundary
+				require.Equal(t, want.Body.Len(), rec.Body.Len())
+				require.Equal(t, bytes.Count(want.Body.Bytes(), []byte("0123456789")), bytes.Count(rec.Body.Bytes(), []byte("0123456789")))
+				hds = hds[:2]
+			} else {
+				require.Equal(t, want.Body.Bytes(), rec.Body.Bytes(), "%s %s %s", rq.method, rq.path, rq.rng)
+			}
+			for _, hd := range hds {
+				require.Equal(t, want.Header().Get(hd), rec.Header().Get(hd), hd)
+			}
+		}
+	}
+	for _, p := range []string{"/", "/sub/", "/sub/g.txt", "/missing"} {
+		var bodies []string
+		for _, h := range handlers[2:] {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+			bodies = append(bodies, rec.Result().Status+"\n"+rec.Body.String())
+		}
+		require.Equal(t, bodies[0], bodies[1], p)
+	}
+	var _ http.File = (*File)(nil)
+	var _ fs.ReadDirFile = (*File)(nil)
+}

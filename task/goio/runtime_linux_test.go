@@ -1,0 +1,145 @@
+//go:build linux
+
+package goio
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/task"
+)
+
+func TestRuntimeBlockingCalls(t *testing.T) {
+	rt := newRuntime(t, 2)
+	path := filepath.Join(t.TempDir(), "f")
+	ctx := context.Background()
+	fd, err := On(rt).Open(ctx, path, unix.O_RDWR|unix.O_CREAT, 0o600)
+	require.NoError(t, err)
+	n, err := On(rt).WriteAt(ctx, fd, []byte("runtime"), 3)
+	require.NoError(t, err)
+	require.Equal(t, 7, n)
+	buf := make([]byte, 10)
+	n, err = On(rt).ReadAt(ctx, fd, buf, 0)
+	require.NoError(t, err)
+	require.Equal(t, "\x00\x00\x00runtime", string(buf[:n]))
+	require.NoError(t, On(rt).Fsync(ctx, fd))
+	require.NoError(t, On(rt).CloseFd(ctx, fd))
+
+	// A blocked call returns with ctx's error once ctx is cancelled.
+	r, _ := pipe(t)
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	_, err = On(rt).ReadAt(cctx, r, buf, task.CurrentPos)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestFileAdapter(t *testing.T) {
+	rt := newRuntime(t, 1)
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := On(rt).OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	var _ io.ReaderAt = f
+	var _ io.WriterAt = f
+	var _ io.ReadWriteCloser = f
+	_, err = io.WriteString(f, "hello, ")
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte("world"), 7)
+	require.NoError(t, err)
+	b := make([]byte, 12)
+	n, err := f.ReadAt(b, 0)
+	require.NoError(t, err)
+	require.Equal(t, "hello, world", string(b[:n]))
+	n, err = f.ReadAt(b, 7)
+	require.ErrorIs(t, err, io.EOF)
+	require.Equal(t, "world", string(b[:n]))
+	_, err = f.Seek(0, io.SeekStart)
+	require.NoError(t, err)
+	all, err := io.ReadAll(f)
+	require.NoError(t, err)
+	require.Equal(t, "hello, world", string(all))
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Close())
+	_, err = f.ReadAt(b, 0)
+	require.ErrorIs(t, err, os.ErrClosed)
+}
+
+func TestNetHTTPOnAdapter(t *testing.T) {
+	rt := newRuntime(t, 2)
+	ln, err := On(rt).Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "Hello, %s%s", r.URL.Path[1:], body)
+	}), ReadTimeout: 5 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	client := &http.Client{Timeout: 5 * time.Second}
+	for i := 0; i < 20; i++ {
+		resp, err := client.Post(url+"/World", "text/plain", strings.NewReader(fmt.Sprint(i)))
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("Hello, World%d", i), string(body))
+	}
+	if curl, err := exec.LookPath("curl"); err == nil {
+		out, err := exec.Command(curl, "-s", "--max-time", "5", url+"/curl").Output()
+		require.NoError(t, err)
+		require.Equal(t, "Hello, curl", string(out))
+	}
+	// A client through the runtime's Dial too.
+	tr := &http.Transport{DialContext: On(rt).Dial}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(url + "/dial")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, "Hello, dial", string(body))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, srv.Shutdown(ctx))
+	require.ErrorIs(t, <-done, http.ErrServerClosed)
+}
+
+func TestConnDeadlineAndClose(t *testing.T) {
+	rt := newRuntime(t, 1)
+	ln, err := On(rt).Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err == nil {
+			time.Sleep(time.Second)
+			c.Close()
+		}
+	}()
+	c, err := ln.Accept()
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
+	_, err = c.Read(make([]byte, 1))
+	var ne net.Error
+	require.ErrorAs(t, err, &ne)
+	require.True(t, ne.Timeout())
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+
+	require.NoError(t, c.SetReadDeadline(time.Time{}))
+	errc := make(chan error, 1)
+	go func() { _, err := c.Read(make([]byte, 1)); errc <- err }()
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, c.Close())
+	require.ErrorIs(t, <-errc, net.ErrClosed)
+}

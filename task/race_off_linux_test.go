@@ -1,0 +1,6 @@
+//go:build linux && !race
+
+package task
+
+// raceEnabled: the tests run under the race detector.
+const raceEnabled = false
