@@ -4,9 +4,12 @@ package task
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
@@ -315,5 +318,66 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 			r.Reap(cqes)
 		}
+	})
+}
+
+// BenchmarkAwait times the awaits of the hot path, one task alone on its
+// executor: a read of a cached file, a pipe write then read (two awaits),
+// a socket send then recv (two awaits; the direct tries on io_uring).
+func BenchmarkAwait(b *testing.B) {
+	b.Run("read-file", func(b *testing.B) {
+		f, err := os.CreateTemp(b.TempDir(), "read")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.Write(make([]byte, 4096)); err != nil {
+			b.Fatal(err)
+		}
+		fd := int(f.Fd())
+		benchTask(b, func(t *T) error {
+			buf := make([]byte, 64)
+			for i := 0; i < b.N; i++ {
+				if n, err := t.Read(fd, buf, 0); err != nil || n != len(buf) {
+					return errf("read: %d %v", n, err)
+				}
+			}
+			return nil
+		})
+	})
+	b.Run("pipe", func(b *testing.B) {
+		r, w := pipe(b)
+		benchTask(b, func(t *T) error {
+			buf, msg := make([]byte, 8), []byte("x")
+			for i := 0; i < b.N; i++ {
+				if _, err := t.Write(w, msg, CurrentPos); err != nil {
+					return err
+				}
+				if n, err := t.Read(r, buf, CurrentPos); err != nil || n != 1 {
+					return errf("read: %d %v", n, err)
+				}
+			}
+			return nil
+		})
+	})
+	b.Run("socket", func(b *testing.B) {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer unix.Close(fds[0])
+		defer unix.Close(fds[1])
+		benchTask(b, func(t *T) error {
+			buf, msg := make([]byte, 8), []byte("x")
+			for i := 0; i < b.N; i++ {
+				if _, err := t.Send(fds[0], msg, 0); err != nil {
+					return err
+				}
+				if n, err := t.Recv(fds[1], buf, 0); err != nil || n != 1 {
+					return errf("recv: %d %v", n, err)
+				}
+			}
+			return nil
+		})
 	})
 }
