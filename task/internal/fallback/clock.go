@@ -1,0 +1,5 @@
+package fallback
+
+import "time"
+
+func nowNano() int64 { return time.Now().UnixNano() }

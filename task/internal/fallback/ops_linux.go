@@ -1,0 +1,473 @@
+package fallback
+
+import (
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/fdio"
+	"github.com/pure-uring/uring/internal/sockaddr"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/iop"
+)
+
+// The operations on Linux. Arguments are checked by the same sqe builders
+// as on the ring (on a scratch SQE), so the errors are the same. Reads and
+// writes try the call without waiting (preadv2/pwritev2 with RWF_NOWAIT,
+// recv/send with MSG_DONTWAIT, which need no O_NONBLOCK on the fd) and
+// wait for readiness only when it would block; a file that cannot be
+// polled (a regular file whose data is not cached) is read on a goroutine.
+// Calls that may block (open, fsync, rename ...) run on a goroutine while
+// only the task parks.
+
+// run runs wt's operation (first), or goes on with it after its fd became
+// ready.
+func (f *Backend) run(wt *wait, first bool) iop.Status {
+	op, w := wt.op, wt.w
+	var s sys.SQE // the ring path's checks, and its errors
+	switch op.Code {
+	case iop.Nop:
+		return w.Finish(0, nil)
+	case iop.Read, iop.ReadCached, iop.Write:
+		return f.rw(wt, first)
+	case iop.Recv, iop.Send, iop.SendZC:
+		return f.sock(wt, first)
+	case iop.Sendmsg, iop.Recvmsg:
+		return f.msg(wt)
+	case iop.Accept:
+		return f.accept(wt, first)
+	case iop.Connect:
+		return f.connect(wt, first)
+	case iop.Poll:
+		return f.poll(wt)
+	case iop.Sleep:
+		return f.sleep(wt)
+	case iop.Readv, iop.Writev:
+		iov, err := sqe.Iovecs(nil, op.Bufs)
+		if err == nil {
+			if op.Code == iop.Writev {
+				err = sqe.Writev(&s, op.Fd, iov, op.Off)
+			} else {
+				err = sqe.Readv(&s, op.Fd, iov, op.Off)
+			}
+		}
+		if err != nil {
+			return w.Finish(0, err)
+		}
+		return f.blocking(wt)
+	case iop.Openat, iop.Statx, iop.Unlinkat, iop.Mkdirat:
+		if _, err := sqe.AppendPath(nil, op.Path); err != nil {
+			return w.Finish(0, iop.RenameArg(err, "path"))
+		}
+		return f.blocking(wt)
+	case iop.Renameat:
+		if _, err := sqe.AppendPath(nil, op.Path); err != nil {
+			return w.Finish(0, iop.RenameArg(err, "oldpath"))
+		}
+		if _, err := sqe.AppendPath(nil, op.Path2); err != nil {
+			return w.Finish(0, iop.RenameArg(err, "newpath"))
+		}
+		return f.blocking(wt)
+	case iop.Fsync, iop.Fallocate, iop.Splice:
+		var err error
+		switch op.Code {
+		case iop.Fsync:
+			err = sqe.Fsync(&s, op.Fd, uint32(op.Flags))
+		case iop.Fallocate:
+			err = sqe.Fallocate(&s, op.Fd, op.Mode, op.Off, op.Len)
+		default:
+			err = sqe.Splice(&s, op.Fd2, op.Off2, op.Fd, op.Off, uint32(op.Len), uint32(op.Flags))
+		}
+		if err != nil {
+			return w.Finish(0, err)
+		}
+		return f.blocking(wt)
+	case iop.Close:
+		if op.Fd < 0 {
+			return w.Finish(0, iop.BadArg("fd", "= "+strconv.Itoa(op.Fd)+" is negative"))
+		}
+		return w.Finish(0, unix.Close(op.Fd))
+	case iop.Socket:
+		if err := sqe.Socket(&s, op.Fd2, op.Flags, int(op.Mode)); err != nil {
+			return w.Finish(0, err)
+		}
+		fd, err := unix.Socket(op.Fd2, op.Flags|unix.SOCK_CLOEXEC, int(op.Mode))
+		return w.Finish(fd, err)
+	case iop.Shutdown:
+		if err := sqe.Shutdown(&s, op.Fd, op.Flags); err != nil {
+			return w.Finish(0, err)
+		}
+		return w.Finish(0, unix.Shutdown(op.Fd, op.Flags))
+	case iop.ReadFixed, iop.WriteFixed:
+		return w.Finish(0, iop.Unsupported(op.Code, "a registered buffer"))
+	case iop.Raw:
+		return w.Finish(0, iop.Unsupported(op.Code, "a raw SQE"))
+	case iop.Link:
+		return f.link(wt)
+	}
+	return w.Finish(0, iop.Unsupported(op.Code, "this operation"))
+}
+
+// The ways a read or write goes on (wait.mode).
+const (
+	modeNowait    = iota // preadv2/pwritev2 without waiting, readiness when it would block
+	modeReady            // a pipe or device without RWF_NOWAIT: readiness, then a call that cannot block
+	modeReadySock        // a socket without RWF_NOWAIT: readiness, then MSG_DONTWAIT
+)
+
+// rw is Read and Write.
+func (f *Backend) rw(wt *wait, first bool) iop.Status {
+	op, w := wt.op, wt.w
+	fd, buf, off := op.Fd, op.Buf, op.Off
+	write := op.Code == iop.Write
+	if first {
+		if op.Fixed {
+			return w.Finish(0, iop.Unsupported(op.Code, "a registered file"))
+		}
+		var s sys.SQE
+		var err error
+		if write {
+			err = sqe.Write(&s, fd, buf, off)
+		} else {
+			err = sqe.Read(&s, fd, buf, off)
+		}
+		if err != nil {
+			return w.Finish(0, err)
+		}
+		wt.mode = modeNowait
+	}
+	if wt.mode != modeNowait {
+		return f.readyRW(wt)
+	}
+	ev := uint32(pollIn)
+	try := fdio.PreadNowait
+	if write {
+		ev, try = pollOut, fdio.PwriteNowait
+	}
+	if NoNowait {
+		try = func(int, []byte, int64) (int, error) { return 0, unix.EOPNOTSUPP }
+	}
+	for {
+		n, err := try(fd, buf, off)
+		switch {
+		case err == nil:
+			return w.Finish(n, nil)
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			werr := f.waitFd(wt, fd, ev)
+			if werr == nil {
+				return iop.Parked
+			}
+			if werr != errNotPollable {
+				return w.Finish(0, werr)
+			}
+		case err == unix.EOPNOTSUPP: // a file without RWF_NOWAIT
+			if off < 0 {
+				var st unix.Stat_t
+				if unix.Fstat(fd, &st) == nil {
+					switch st.Mode & unix.S_IFMT {
+					case unix.S_IFIFO, unix.S_IFCHR, unix.S_IFSOCK:
+						// Pollable, but RWF_NOWAIT is refused (5.10's
+						// pipes): readiness, then a call that cannot block.
+						wt.mode = modeReady
+						if st.Mode&unix.S_IFMT == unix.S_IFSOCK {
+							wt.mode = modeReadySock
+						}
+						return f.readyRW(wt)
+					}
+				}
+			}
+		default:
+			return w.Finish(0, err)
+		}
+		return f.blocking(wt)
+	}
+}
+
+// readyRW reads or writes a pipe, character device or socket whose
+// kernel refuses RWF_NOWAIT, without blocking the executor and with the
+// wait cancellable: a socket with MSG_DONTWAIT; otherwise, once ready,
+// a read of at most what FIONREAD says is there (0 there and readable is
+// EOF), a write of at most PIPE_BUF (what a writable pipe has room for).
+func (f *Backend) readyRW(wt *wait) iop.Status {
+	op, w := wt.op, wt.w
+	fd, buf := op.Fd, op.Buf
+	write, sock := op.Code == iop.Write, wt.mode == modeReadySock
+	ev := uint32(pollIn)
+	if write {
+		ev = pollOut
+	}
+	for {
+		var n int
+		var err error
+		switch {
+		case sock && write:
+			n, err = fdio.SendFlags(fd, buf, 0)
+		case sock:
+			n, err = fdio.RecvNonblock(fd, buf)
+		default:
+			n, err = boundedRW(fd, buf, write)
+		}
+		switch err {
+		case nil:
+			return w.Finish(n, nil)
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			if werr := f.waitFd(wt, fd, ev); werr != nil {
+				return w.Finish(0, werr)
+			}
+			return iop.Parked
+		}
+		return w.Finish(0, err)
+	}
+}
+
+// boundedRW is one read or write on a pipe or character device that
+// cannot block: EAGAIN when it would have to wait.
+func boundedRW(fd int, buf []byte, write bool) (int, error) {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if write {
+		p[0].Events = unix.POLLOUT
+	}
+	if n, err := unix.Poll(p, 0); err != nil {
+		return 0, err
+	} else if n == 0 {
+		return 0, unix.EAGAIN
+	}
+	if write {
+		if p[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0 && len(buf) > pipeBuf {
+			buf = buf[:pipeBuf]
+		}
+		return unix.Write(fd, buf)
+	}
+	avail, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
+	if err != nil {
+		return 0, err
+	}
+	if avail == 0 {
+		if p[0].Revents&unix.POLLHUP != 0 {
+			return 0, nil // the writers are gone: EOF
+		}
+		if p[0].Revents&unix.POLLIN == 0 {
+			return 0, unix.EAGAIN
+		}
+		// Readable with nothing counted (a device): a read returns at once.
+	} else if len(buf) > avail {
+		buf = buf[:avail]
+	}
+	return unix.Read(fd, buf)
+}
+
+// NoNowait makes the fallback's reads and writes take the path of a
+// kernel without RWF_NOWAIT (tests).
+var NoNowait bool
+
+// pipeBuf is PIPE_BUF: a writable pipe has room for at least this much.
+const pipeBuf = 4096
+
+// sock is Recv, Send and SendZC.
+func (f *Backend) sock(wt *wait, first bool) iop.Status {
+	op, w := wt.op, wt.w
+	fd, buf, flags := op.Fd, op.Buf, op.Flags
+	send := op.Code != iop.Recv
+	if first {
+		var s sys.SQE
+		var err error
+		if send {
+			err = sqe.Send(&s, fd, buf, flags)
+		} else {
+			err = sqe.Recv(&s, fd, buf, flags)
+		}
+		if err != nil {
+			return w.Finish(0, err)
+		}
+	}
+	ev := uint32(pollIn)
+	try := fdio.RecvFlags
+	if send {
+		ev, try = pollOut, fdio.SendFlags
+	}
+	for {
+		n, err := try(fd, buf, flags)
+		switch {
+		case err == nil:
+			return w.Finish(n, nil)
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if werr := f.waitFd(wt, fd, ev); werr != nil {
+				return w.Finish(0, werr)
+			}
+			return iop.Parked
+		}
+		return w.Finish(0, err)
+	}
+}
+
+// accept is Accept. accept4 has no MSG_DONTWAIT: the listening socket
+// itself must not block, or a connection gone between readiness and
+// accept (or taken by another acceptor) would hold the executor's thread.
+// Go's net keeps its listeners non-blocking too.
+func (f *Backend) accept(wt *wait, first bool) iop.Status {
+	op, w := wt.op, wt.w
+	fd, flags := op.Fd, op.Flags
+	if first {
+		var s sys.SQE
+		if err := sqe.Accept(&s, fd, nil, nil, flags); err != nil {
+			return w.Finish(0, err)
+		}
+		if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil {
+			return w.Finish(0, err)
+		} else if fl&unix.O_NONBLOCK == 0 {
+			if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl|unix.O_NONBLOCK); err != nil {
+				return w.Finish(0, err)
+			}
+		}
+	}
+	for {
+		if _, st, ok := f.ready(wt, fd, unix.POLLIN, pollIn); !ok {
+			return st
+		}
+		nfd, peer, scope, err := fdio.Accept4(fd, flags|unix.SOCK_CLOEXEC)
+		switch err {
+		case nil:
+			w.Peer = sockaddr.Zoned(peer, scope)
+			return w.Finish(nfd, nil)
+		case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED:
+			continue // another acceptor took it, or the peer left: wait again
+		}
+		return w.Finish(0, err)
+	}
+}
+
+// msg is Sendmsg and Recvmsg, with MSG_DONTWAIT.
+func (f *Backend) msg(wt *wait) iop.Status {
+	op, w := wt.op, wt.w
+	fd := op.Fd
+	for {
+		var err error
+		var ev uint32
+		if op.Code == iop.Sendmsg {
+			var to unix.Sockaddr
+			if op.Addr.IsValid() {
+				to = sockaddr.FromAddrPort(op.Addr)
+			}
+			var n int
+			n, err = unix.SendmsgBuffers(fd, op.Bufs, op.OOB, to, op.Flags|unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+			if err == nil {
+				return w.Finish(n, nil)
+			}
+			ev = pollOut
+		} else {
+			n, oobn, recvflags, sa, rerr := unix.RecvmsgBuffers(fd, op.Bufs, op.OOB, op.Flags|unix.MSG_DONTWAIT)
+			if rerr == nil {
+				w.OOBN, w.RecvFlags, w.Peer = oobn, recvflags, sockaddr.ToAddrPort(sa)
+				return w.Finish(n, nil)
+			}
+			err, ev = rerr, pollIn
+		}
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			if werr := f.waitFd(wt, fd, ev); werr != nil {
+				return w.Finish(0, werr)
+			}
+			return iop.Parked
+		}
+		return w.Finish(0, err)
+	}
+}
+
+// link checks a link chain's operations as the ring does, and refuses it.
+func (f *Backend) link(wt *wait) iop.Status {
+	var s sys.SQE
+	var ts sys.Timespec
+	for i := range wt.op.Links {
+		o := &wt.op.Links[i]
+		var err error
+		switch o.Code {
+		case iop.Read:
+			err = sqe.Read(&s, o.Fd, o.Buf, o.Off)
+		case iop.Write:
+			err = sqe.Write(&s, o.Fd, o.Buf, o.Off)
+		case iop.Fsync:
+			err = sqe.Fsync(&s, o.Fd, uint32(o.Flags))
+		case iop.Sleep:
+			err = sqe.Timeout(&s, &ts, max(o.Dur, 0), 0, 0)
+		}
+		if err != nil {
+			return wt.w.Finish(0, err)
+		}
+	}
+	return wt.w.Finish(0, iop.Unsupported(iop.Link, "a link chain"))
+}
+
+// callBlocking runs op's call, which may block (on a goroutine).
+func callBlocking(op *iop.Op) (int, error) {
+	fd := op.Fd
+	switch op.Code {
+	case iop.Read, iop.ReadCached, iop.Write:
+		return blockingRW(fd, op.Buf, op.Off, op.Code == iop.Write)
+	case iop.Readv, iop.Writev:
+		write, bufs, off := op.Code == iop.Writev, op.Bufs, op.Off
+		for {
+			var n int
+			var err error
+			switch {
+			case write && off < 0:
+				n, err = unix.Writev(fd, bufs)
+			case write:
+				n, err = unix.Pwritev(fd, bufs, off)
+			case off < 0:
+				n, err = unix.Readv(fd, bufs)
+			default:
+				n, err = unix.Preadv(fd, bufs, off)
+			}
+			if err != unix.EINTR {
+				return max(n, 0), err
+			}
+		}
+	case iop.Openat:
+		for {
+			nfd, err := unix.Openat(fd, op.Path, op.Flags|unix.O_CLOEXEC, op.Mode)
+			if err != unix.EINTR {
+				return nfd, err
+			}
+		}
+	case iop.Statx:
+		return 0, unix.Statx(fd, op.Path, op.Flags, int(op.Mode), op.Stat)
+	case iop.Fsync:
+		if uint32(op.Flags)&sys.FsyncDatasync != 0 {
+			return 0, unix.Fdatasync(fd)
+		}
+		return 0, unix.Fsync(fd)
+	case iop.Fallocate:
+		return 0, unix.Fallocate(fd, op.Mode, op.Off, op.Len)
+	case iop.Unlinkat:
+		return 0, unix.Unlinkat(fd, op.Path, op.Flags)
+	case iop.Mkdirat:
+		return 0, unix.Mkdirat(fd, op.Path, op.Mode)
+	case iop.Renameat:
+		return 0, unix.Renameat2(fd, op.Path, op.Fd2, op.Path2, uint(op.Flags))
+	case iop.Splice:
+		offIn, offOut := op.Off2, op.Off
+		var pin, pout *int64
+		if offIn >= 0 {
+			pin = &offIn
+		}
+		if offOut >= 0 {
+			pout = &offOut
+		}
+		for {
+			m, err := unix.Splice(op.Fd2, pin, fd, pout, int(op.Len), int(op.Flags))
+			if err != unix.EINTR {
+				return int(max(m, 0)), err
+			}
+		}
+	}
+	return 0, iop.NeedsRing("this operation")
+}
