@@ -77,7 +77,7 @@ func TestReadCached(t *testing.T) {
 	const reads = 40
 	var hits int
 	require.NoError(t, runTask(t, ex, func(t *T) error {
-		before := t.ex.stats.cacheHits
+		before := ringOf(t.ex).Counters().CacheHits
 		buf := make([]byte, 4096)
 		for i := range reads {
 			off := int64(i%15) * 4096
@@ -94,16 +94,16 @@ func TestReadCached(t *testing.T) {
 		if n, err = t.ReadCached(fd, buf, int64(len(data))); err != nil || n != 0 {
 			return sprintErr("eof", n, err)
 		}
-		hits = t.ex.stats.cacheHits - before
+		hits = ringOf(t.ex).Counters().CacheHits - before
 		return nil
 	}))
 	require.Greater(t, hits, reads-5, "a lone task's cached reads skip the ring")
-	require.Less(t, hits, reads+2, "every directBudget-th read goes through the ring")
+	require.Less(t, hits, reads+2, "every ring.DirectBudget-th read goes through the ring")
 
 	// Eight tasks at once: each read is queued with the others' (nothing
 	// is alone), so all go through the ring, in one submit.
 	require.NoError(t, runTask(t, ex, func(t *T) error {
-		before := t.ex.stats.cacheHits
+		before := ringOf(t.ex).Counters().CacheHits
 		hs := make([]*Handle[int], 8)
 		for i := range hs {
 			hs[i] = Spawn(t, func(t *T) (int, error) {
@@ -120,7 +120,7 @@ func TestReadCached(t *testing.T) {
 				return sprintErr("join", n, err)
 			}
 		}
-		if d := t.ex.stats.cacheHits - before; d != 0 {
+		if d := ringOf(t.ex).Counters().CacheHits - before; d != 0 {
 			return sprintErr("batched reads served directly", d, nil)
 		}
 		return nil

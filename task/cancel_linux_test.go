@@ -61,7 +61,7 @@ func waitOnExec(t *testing.T, ex *Executor, what string, cond func() bool) {
 // waitBusy waits until ex has n operations outstanding.
 func waitBusy(t *testing.T, ex *Executor, n int) {
 	t.Helper()
-	waitOnExec(t, ex, sprintf("%d operations outstanding", n), func() bool { return ex.busy == n })
+	waitOnExec(t, ex, sprintf("%d operations outstanding", n), func() bool { return ex.busy() == n })
 }
 
 // A read nobody will ever satisfy ends with context.Canceled when its

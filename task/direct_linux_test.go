@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/task/internal/ring"
 )
 
 // Recv and Send with data (room) there complete directly, with the same
@@ -16,7 +18,7 @@ func TestDirectRecvSend(t *testing.T) {
 	ex := newExec(t)
 	a, b := socketPair(t)
 	require.NoError(t, runTask(t, ex, func(t *T) error {
-		for i := range 40 { // past directBudget: both paths
+		for i := range 40 { // past ring.DirectBudget: both paths
 			msg := []byte(sprintf("msg %02d", i))
 			n, err := t.Send(a, msg, 0)
 			if err != nil || n != len(msg) {
@@ -50,7 +52,7 @@ func TestDirectRecvSend(t *testing.T) {
 	require.ErrorIs(t, err, unix.EPIPE)
 }
 
-// A task whose socket always has data still parks every directBudget
+// A task whose socket always has data still parks every ring.DirectBudget
 // calls, so the other tasks of its executor run.
 func TestDirectBudgetLetsOthersRun(t *testing.T) {
 	requireRing(t)
@@ -75,7 +77,7 @@ func TestDirectBudgetLetsOthersRun(t *testing.T) {
 		return err
 	}))
 	require.GreaterOrEqual(t, seenAt, 0)
-	require.LessOrEqual(t, seenAt, directBudget+1)
+	require.LessOrEqual(t, seenAt, ring.DirectBudget+1)
 }
 
 func sprintErr(what string, n int, err error) error {

@@ -7,11 +7,12 @@ import (
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
 	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/task/internal/iop"
 )
 
 var (
 	// ErrClosed: the executor (or runtime) is closed or closing.
-	ErrClosed = fmt.Errorf("task: executor closed: %w", uring.ErrClosed)
+	ErrClosed = iop.ErrClosed
 	// ErrChanClosed: Send on a closed task channel.
 	ErrChanClosed = errors.New("task: send on closed channel")
 	// ErrWouldDeadlock: a call that blocks until an executor does

@@ -14,6 +14,7 @@ import (
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/poll"
 	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/iop"
 )
 
 // Option configures an Executor (NewExecutor) or every executor of a
@@ -141,15 +142,19 @@ const newBatch = 64
 const maxDepth = 4
 
 // Executor runs tasks on one locked OS thread. Its backend is io_uring
-// (one Ring through a poll.Core, which keeps the slots, reaps and
-// dispatches and runs the sleep/wake protocol) or, where io_uring is not
-// there, Go's own I/O (see Backend); the Executor schedules.
+// (task/internal/ring: one Ring through a poll.Core, which keeps the
+// slots, reaps and dispatches and runs the sleep/wake protocol) or, where
+// io_uring is not there, Go's own I/O (task/internal/fallback; see
+// Backend); the Executor schedules.
 type Executor struct {
-	ringState           // the io_uring backend (Linux), empty elsewhere
-	fb        *fallback // the fallback backend, nil on io_uring
-	inbox     poll.Inbox[remoteMsg]
-	tid       int     // the executor's thread
-	backend   Backend // which backend runs, and why
+	be      iop.Backend
+	streams iop.Streams // multishot requests, where the backend has them
+	ring    *uring.Ring // the io_uring backend's ring; nil on the fallback
+	op      iop.Op      // the operation a task is starting (await)
+	links   []iop.Op    // a Link's operations (T.Link)
+	inbox   poll.Inbox[remoteMsg]
+	tid     int     // the executor's thread
+	backend Backend // which backend runs, and why
 
 	readyq       fifo[*T]
 	newq         fifo[newEntry] // tasks to start, in order
@@ -160,8 +165,6 @@ type Executor struct {
 	depth        int // coroutines resumed inside one another right now
 	readyOnStack int // woken tasks that are on the resume stack
 	ticks        uint32
-
-	busy int // operations outstanding (ring records in use, fallback waits)
 
 	live  T // sentinel of the list of unfinished tasks
 	nlive int
@@ -194,20 +197,15 @@ type Executor struct {
 
 	// Stats (stats.go): executor thread only.
 	spawned uint64
-	sqFull  uint64
 	ops     [numClasses]opCounts
 }
 
-// execStats counts what tests check and benchmarks report.
+// execStats counts what tests check and benchmarks report (the
+// backend's own are its).
 type execStats struct {
-	msArms    int // multishot requests armed (first time and re-armed)
-	msRearms  int // of which after ENOBUFS
-	msPutErrs int // buffers a multishot iterator failed to put back (never expected)
-	keptBytes int // bytes kept for the fd's next read after a multishot loop ended
-	cacheHits int // ReadCached calls served by the page cache without the ring
-	inlined   int // tasks run inline by their joiner
-	trimmed   int // idle worker coroutines stopped after a burst
-	pokes     int // tasks a context's cancellation looked at
+	inlined int // tasks run inline by their joiner
+	trimmed int // idle worker coroutines stopped after a burst
+	pokes   int // tasks a context's cancellation looked at
 }
 
 // NewExecutor starts an executor: a goroutine locked to its OS thread that
@@ -241,8 +239,9 @@ func (ex *Executor) main(c *config, started chan<- error) {
 		started <- err
 		return
 	}
+	ex.inbox.Bind(ex.be)
 	ex.trimEvery = trimEvery
-	ex.ringConns = c.ringConns && ex.fb == nil
+	ex.ringConns = c.ringConns && ex.backend.Kind == BackendIOUring
 	started <- nil
 	ex.loop()
 	ex.shutdown()
@@ -251,13 +250,19 @@ func (ex *Executor) main(c *config, started chan<- error) {
 
 // poll submits what is queued, waits for a completion when block is set
 // and nothing is runnable, and delivers what completed: the backend's.
-func (ex *Executor) poll(block bool) {
-	if ex.fb != nil {
-		ex.fb.poll(ex, block)
-		return
-	}
-	ex.ringPoll(block)
-}
+func (ex *Executor) poll(block bool) { ex.be.Poll(block) }
+
+// hasPosted reports whether work was posted to the executor (its Inbox
+// raised the backend's work flag).
+func (ex *Executor) hasPosted() bool { return ex.be.HasWork() }
+
+// busy is the number of operations outstanding in the backend.
+func (ex *Executor) busy() int { return ex.be.Busy() }
+
+// Ring returns the executor's ring, for registrations (files, buffers)
+// made from a task on this executor; nil on the fallback backend (always
+// off Linux). Do not submit or reap on it.
+func (ex *Executor) Ring() *uring.Ring { return ex.ring }
 
 // loop is the bottom of the resume stack.
 func (ex *Executor) loop() {
@@ -481,7 +486,7 @@ func (ex *Executor) startClose() {
 	ex.closing = true
 	ex.closeStart = time.Now()
 	ex.runAtClose()
-	ex.cancelAll()
+	ex.be.CancelAll()
 	for t := ex.live.lnext; t != &ex.live; t = t.lnext {
 		ex.interrupt(t, ErrClosed)
 	}
@@ -491,7 +496,7 @@ func (ex *Executor) startClose() {
 // it stops the tasks that are still there, parked or runnable (tasks that
 // ignore ErrClosed and keep yielding must not hold Close forever).
 func (ex *Executor) closeStep() bool {
-	if ex.nlive == 0 && ex.busy == 0 && ex.quiet() {
+	if ex.nlive == 0 && ex.busy() == 0 && ex.be.Quiet() {
 		return true
 	}
 	waited := time.Since(ex.closeStart) >= ex.closeWait
@@ -524,8 +529,8 @@ func (ex *Executor) closeStep() bool {
 
 // pollClosing waits briefly for CQEs during shutdown.
 func (ex *Executor) pollClosing() {
-	if !ex.quiet() && !ex.runnable() {
-		ex.waitClosing()
+	if !ex.be.Quiet() && !ex.runnable() {
+		ex.be.WaitClosing()
 	}
 }
 
@@ -539,12 +544,12 @@ func (ex *Executor) shutdown() {
 	if ex.stopped > 0 {
 		errs = append(errs, fmt.Errorf("task: Close: %d tasks still waited after the close wait (%v) and were stopped", ex.stopped, ex.closeWait))
 	}
-	if ex.busy > 0 {
-		ex.keepForKernel()
-		errs = append(errs, fmt.Errorf("task: Close: %d operations did not complete; their memory stays referenced for the kernel", ex.busy))
+	if n := ex.busy(); n > 0 {
+		ex.be.Abandon()
+		errs = append(errs, fmt.Errorf("task: Close: %d operations did not complete; their memory stays referenced for the kernel", n))
 	}
 	msgs := ex.inbox.Close()
-	err := ex.closeBackend()
+	err := ex.be.Close()
 	for i := range msgs {
 		msgs[i].refuse()
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/fallback"
 )
 
 // On the fallback backend, what only io_uring has (a linked chain, a raw
@@ -60,8 +61,8 @@ func TestFallbackRingOnlyOpsUnsupported(t *testing.T) {
 // waits for its data and ends at a cancel, a large write arrives whole,
 // and a closed writer is EOF.
 func TestFallbackPipeWithoutNowait(t *testing.T) {
-	fbNoNowait = true
-	defer func() { fbNoNowait = false }()
+	fallback.NoNowait = true
+	defer func() { fallback.NoNowait = false }()
 	ex, err := NewExecutor(WithoutIOUring())
 	require.NoError(t, err)
 	defer func() { require.NoError(t, ex.Close()) }()

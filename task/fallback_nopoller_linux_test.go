@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring/task/internal/fallback"
 )
 
 // Where there is no poller (Windows), a fallback executor parks on its
@@ -13,12 +15,12 @@ import (
 // blocking calls and are started from other goroutines all complete, and a
 // context deadline ends a sleep. Run here with the poller left out.
 func TestFallbackWithoutPoller(t *testing.T) {
-	fbNoPoller = true
+	fallback.NoPoller = true
 	ex, err := NewExecutor(WithoutIOUring())
-	fbNoPoller = false
+	fallback.NoPoller = false
 	require.NoError(t, err)
 	defer func() { require.NoError(t, ex.Close()) }()
-	require.Nil(t, ex.fb.p)
+	require.False(t, fbOf(ex).HasPoller())
 
 	schedulerWorkload(t, ex)
 }

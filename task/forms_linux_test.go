@@ -313,7 +313,7 @@ func TestPipePingPong100k(t *testing.T) {
 	require.NoError(t, err)
 	rounds := (tasks + 2*pipes - 1) / (2 * pipes)
 	require.Equal(t, rounds*pipes*2, total)
-	require.Zero(t, onExec(t, ex, func() int { return ex.busy }), "slots in use")
+	require.Zero(t, onExec(t, ex, func() int { return ex.busy() }), "slots in use")
 	require.Zero(t, onExec(t, ex, func() int { return ex.nlive }), "live tasks")
 	t.Logf("%d tasks in %v", rounds*pipes*2, time.Since(start))
 }
@@ -354,5 +354,5 @@ func TestBuilderArgErrors(t *testing.T) {
 	}
 	// Every rejected op gave its slot back.
 	require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Nop() }))
-	require.Zero(t, onExec(t, ex, func() int { return ex.busy }))
+	require.Zero(t, onExec(t, ex, func() int { return ex.busy() }))
 }

@@ -23,5 +23,5 @@ func TestIOPollExecutorTrimsIdle(t *testing.T) {
 	// The executor's idle sleeps: a task that returns at once (an IOPOLL
 	// executor never sleeps in the netpoller or the kernel).
 	requireBurstTrimmed(t, ex, 1000, func(*T) error { return nil })
-	require.True(t, onExec(t, ex, ex.core.IOPoll), "the executor polls an IOPOLL ring")
+	require.True(t, onExec(t, ex, coreOf(ex).IOPoll), "the executor polls an IOPOLL ring")
 }

@@ -26,9 +26,9 @@ func TestKeptBytesComeFirst(t *testing.T) {
 	require.NoError(t, err)
 	var got []string
 	err = runTask(t, ex, func(tk *T) error {
-		tk.ex.keep(pr, []byte("ab"))
-		tk.ex.keep(pr, []byte("cde")) // appended, in order
-		tk.ex.keep(s0, []byte("xy"))
+		ringOf(tk.ex).KeepForTest(pr, []byte("ab"))
+		ringOf(tk.ex).KeepForTest(pr, []byte("cde")) // appended, in order
+		ringOf(tk.ex).KeepForTest(s0, []byte("xy"))
 		b := make([]byte, 4)
 		read := func(what string, n int, err error) error {
 			if err != nil {
@@ -62,7 +62,7 @@ func TestKeptBytesComeFirst(t *testing.T) {
 			return err
 		}
 		// ReadMultishot yields the kept bytes first, as one item.
-		tk.ex.keep(pr, []byte("kept"))
+		ringOf(tk.ex).KeepForTest(pr, []byte("kept"))
 		_, err = unix.Write(pw, []byte("more"))
 		if err != nil {
 			return err
@@ -86,15 +86,15 @@ func TestKeptBytesComeFirst(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		tk.ex.keep(fd, []byte("gone"))
+		ringOf(tk.ex).KeepForTest(fd, []byte("gone"))
 		if err := tk.Close(fd); err != nil {
 			return err
 		}
-		got = append(got, fmt.Sprintf("after-close=%d", len(tk.ex.kept)))
+		got = append(got, fmt.Sprintf("after-close=%d", ringOf(tk.ex).KeptFds()))
 		return nil
 	})
 	require.NoError(t, err)
 	require.Equal(t, []string{"read=ab", "read=cde", "read=PIPE", "peek=xy", "recv=xy", "recv=SOCK",
 		"multishot=kept", "multishot=more", "after-close=0"}, got)
-	require.Equal(t, 2+3+2+4+4, onExec(t, ex, func() int { return ex.stats.keptBytes }))
+	require.Equal(t, 2+3+2+4+4, onExec(t, ex, func() int { return ringOf(ex).Counters().KeptBytes }))
 }

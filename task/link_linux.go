@@ -1,5 +1,3 @@
-//go:build linux
-
 package task
 
 import (
@@ -7,148 +5,75 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring"
-	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/iop"
 )
 
 // Op is one operation of a link chain (see T.Link).
 type Op struct {
-	name string
-	code sys.Op
+	code iop.Code
 	fd   int
 	buf  []byte
 	off  int64
-	n    uint32
 	flag uint32
 	d    time.Duration
 	raw  func(*sys.SQE)
 }
 
 // NopOp is a NOP.
-func NopOp() Op { return Op{name: "nop", code: sys.OpNop, fd: -1} }
+func NopOp() Op { return Op{code: iop.Nop, fd: -1} }
 
 // ReadOp reads into buf at off.
 func ReadOp(fd int, buf []byte, off int64) Op {
-	return Op{name: "read", code: sys.OpRead, fd: fd, buf: buf, off: off}
+	return Op{code: iop.Read, fd: fd, buf: buf, off: off}
 }
 
 // WriteOp writes buf at off.
 func WriteOp(fd int, buf []byte, off int64) Op {
-	return Op{name: "write", code: sys.OpWrite, fd: fd, buf: buf, off: off}
+	return Op{code: iop.Write, fd: fd, buf: buf, off: off}
 }
 
 // FsyncOp flushes fd.
-func FsyncOp(fd int, flags uint32) Op {
-	return Op{name: "fsync", code: sys.OpFsync, fd: fd, flag: flags}
-}
+func FsyncOp(fd int, flags uint32) Op { return Op{code: iop.Fsync, fd: fd, flag: flags} }
 
 // TimeoutOp completes after d (-ETIME is its success).
-func TimeoutOp(d time.Duration) Op { return Op{name: "timeout", code: sys.OpTimeout, fd: -1, d: d} }
+func TimeoutOp(d time.Duration) Op { return Op{code: iop.Sleep, fd: -1, d: d} }
 
 // SQEOp is any SQE prep fills; memory it points at is the caller's to keep.
-func SQEOp(prep func(*sys.SQE)) Op { return Op{name: "await", raw: prep, fd: -1} }
-
-// build fills s with the op's SQE (the builder of package sqe checks the
-// arguments); what the kernel reads lives in ts, and in buf's pin.
-func (o *Op) build(s *sys.SQE, ts *sys.Timespec) error {
-	if o.raw != nil {
-		o.raw(s)
-		return nil
-	}
-	switch o.code {
-	case sys.OpRead:
-		return sqe.Read(s, o.fd, o.buf, o.off)
-	case sys.OpWrite:
-		return sqe.Write(s, o.fd, o.buf, o.off)
-	case sys.OpFsync:
-		return sqe.Fsync(s, o.fd, o.flag)
-	case sys.OpTimeout:
-		return sqe.Timeout(s, ts, max(o.d, 0), 0, 0)
-	default:
-		sqe.Nop(s)
-		return nil
-	}
-}
+func SQEOp(prep func(*sys.SQE)) Op { return Op{code: iop.Raw, raw: prep, fd: -1} }
 
 // Link submits ops as one IOSQE_IO_LINK chain: each starts only after the
 // previous one succeeded; after a failure the rest complete with
-// -ECANCELED. It returns every op's result and the first error.
+// -ECANCELED. It returns every op's result and the first error. On the
+// fallback backend it returns an error wrapping uring.ErrUnsupported.
 func (t *T) Link(ops ...Op) ([]Result, error) {
-	n := uint32(len(ops))
+	n := len(ops)
 	if n == 0 {
 		return nil, nil
 	}
-	if err := t.check(); err != nil {
-		return nil, opError("link", -1, err)
-	}
-	// Check every op before the first SQE is taken: a chain goes in whole.
-	var scratch sys.SQE
-	var ts sys.Timespec
-	for i := range ops {
-		if ops[i].raw == nil {
-			if err := ops[i].build(&scratch, &ts); err != nil {
-				return nil, argErr("Link", err)
-			}
-		}
-	}
 	ex := t.ex
-	if ex.fb != nil {
-		return nil, unsupportedOp("link", "a link chain")
-	}
-	if n > ex.ring.SQEntries() {
-		return nil, argError("Link", "len(ops)", "exceeds the SQ size")
-	}
-	res := make([]Result, n)
-	slots := make([]*opSlot, n)
+	links := ex.links[:0]
 	for i := range ops {
-		need := uint32(1)
-		if i == 0 {
-			need = n // the chain must be contiguous in one submission
-		}
-		sl := ex.allocSlot()
-		if sl == nil {
-			t.abandonChain(slots[:i])
-			return nil, opError("link", -1, uring.ErrSQFull)
-		}
-		s, err := t.ringSQE(need)
-		if err != nil {
-			ex.freeSlot(sl)
-			t.abandonChain(slots[:i])
-			return nil, opError("link", -1, err)
-		}
 		o := &ops[i]
-		_ = o.build(s, &sl.ts) // checked above
-		s.UserData = sl.ud()
-		if o.code == sys.OpRead || o.code == sys.OpWrite {
-			sl.keepBytes(o.buf)
-		}
-		if i < len(ops)-1 {
-			sqe.Link(s)
-		}
-		sl.t, sl.out = t, &res[i]
-		slots[i] = sl
+		links = append(links, iop.Op{Code: o.code, Fd: o.fd, Buf: o.buf, Off: o.off, Flags: int(o.flag), Dur: o.d, Prep: o.raw})
 	}
-	t.pending = int32(n)
-	x := t.ext()
-	x.chain = slots
-	t.parkKind = parkOp
-	t.park()
-	t.parkKind = parkNone
-	x.chain = nil
+	ex.links = links
+	res := make([]iop.Result, n)
+	op := ex.prep(iop.Link, -1)
+	op.Links, op.Results = links, res
+	_, err := t.await()
+	clear(links) // the executor keeps the array, not the buffers
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, n)
 	for i, r := range res {
-		if r.Res < 0 && !(ops[i].code == sys.OpTimeout && r.Res == -int32(unix.ETIME)) {
-			return res, t.opErr(ops[i].name, ops[i].fd, r.Res, false)
+		out[i] = Result(r)
+	}
+	for i, r := range out {
+		if r.Res < 0 && !(ops[i].code == iop.Sleep && r.Res == -int32(unix.ETIME)) {
+			return out, t.opErr(ops[i].code.Name(), ops[i].fd, r.Res, false)
 		}
 	}
-	return res, nil
-}
-
-// abandonChain lets the slots of a chain that could not be completed go:
-// their SQEs are already in the ring, linked, and complete (the unlinked
-// last one runs, the rest follow it) with nobody waiting.
-func (t *T) abandonChain(slots []*opSlot) {
-	for _, sl := range slots {
-		sl.t, sl.out = nil, nil
-	}
+	return out, nil
 }

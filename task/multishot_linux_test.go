@@ -18,6 +18,7 @@ import (
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/reg"
+	"github.com/pure-uring/uring/task/internal/ring"
 )
 
 // listenFd returns a loopback listener's address and a dup of its fd.
@@ -58,8 +59,8 @@ func forEachForm(t *testing.T, c uring.Capability, test func(t *testing.T)) {
 		test(t)
 	})
 	t.Run("single-shot", func(t *testing.T) {
-		msForceSingle = true
-		defer func() { msForceSingle = false }()
+		ring.ForceSingleShot = true
+		defer func() { ring.ForceSingleShot = false }()
 		test(t)
 	})
 }
@@ -104,8 +105,8 @@ func testAcceptMultishot(t *testing.T) {
 				break
 			}
 		}
-		if ex.busy != 0 {
-			return errf("busy = %d after the loop", ex.busy)
+		if ex.busy() != 0 {
+			return errf("busy = %d after the loop", ex.busy())
 		}
 		return nil
 	})
@@ -185,14 +186,14 @@ func testRecvMultishotLargerThanRing(t *testing.T) {
 	require.Equal(t, len(want), len(got))
 	require.True(t, bytes.Equal(want, got), "data differs")
 	require.Zero(t, out, "buffers still out")
-	st := onExec(t, ex, func() execStats { return ex.stats })
-	if msForceSingle {
-		require.Greater(t, st.msArms, 4, "one-shot requests: one per buffer")
+	st := onExec(t, ex, func() ring.Counters { return ringOf(ex).Counters() })
+	if ring.ForceSingleShot {
+		require.Greater(t, st.Arms, 4, "one-shot requests: one per buffer")
 	} else {
-		require.Positive(t, st.msRearms, "the ring never ran dry: the test proves nothing")
+		require.Positive(t, st.Rearms, "the ring never ran dry: the test proves nothing")
 	}
-	require.Zero(t, st.msPutErrs)
-	require.Zero(t, onExec(t, ex, func() int { return ex.busy }))
+	require.Zero(t, st.PutErrs)
+	require.Zero(t, onExec(t, ex, func() int { return ex.busy() }))
 }
 
 func TestReadMultishotPipe(t *testing.T) {
@@ -229,8 +230,8 @@ func testReadMultishotPipe(t *testing.T) {
 				break // the write end stays open: no EOF
 			}
 		}
-		if pool.Out() != 0 || ex.busy != 0 {
-			return errf("out %d busy %d", pool.Out(), ex.busy)
+		if pool.Out() != 0 || ex.busy() != 0 {
+			return errf("out %d busy %d", pool.Out(), ex.busy())
 		}
 		return nil
 	})
@@ -266,8 +267,8 @@ func testMultishotBreakEarly(t *testing.T) {
 				}
 				break
 			}
-			if pool.Out() != 0 || ex.busy != 0 {
-				return errf("round %d: out %d busy %d", round, pool.Out(), ex.busy)
+			if pool.Out() != 0 || ex.busy() != 0 {
+				return errf("round %d: out %d busy %d", round, pool.Out(), ex.busy())
 			}
 			if _, err := unix.Write(b, []byte("more")); err != nil {
 				return err
@@ -293,13 +294,13 @@ func testMultishotBreakEarly(t *testing.T) {
 				return err
 			}
 		}
-		if ex.busy != 0 {
-			return errf("busy %d after poll", ex.busy)
+		if ex.busy() != 0 {
+			return errf("busy %d after poll", ex.busy())
 		}
 		return nil
 	})
 	require.NoError(t, err)
-	require.Zero(t, onExec(t, ex, func() int { return ex.stats.msPutErrs }))
+	require.Zero(t, onExec(t, ex, func() int { return ringOf(ex).Counters().PutErrs }))
 }
 
 // Cancelling the task's context ends the sequence with the context's
@@ -328,8 +329,8 @@ func testMultishotCancel(t *testing.T) {
 		if !errors.Is(last, context.DeadlineExceeded) {
 			return errf("last error %v", last)
 		}
-		if pool.Out() != 0 || ex.busy != 0 {
-			return errf("out %d busy %d", pool.Out(), ex.busy)
+		if pool.Out() != 0 || ex.busy() != 0 {
+			return errf("out %d busy %d", pool.Out(), ex.busy())
 		}
 		// A nil pool is an argument error.
 		for _, err := range tk.RecvMultishot(a, nil, 0) {

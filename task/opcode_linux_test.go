@@ -26,7 +26,7 @@ func TestAwaitUnknownOpcodeRefused(t *testing.T) {
 		_, _, refused = tk.Await(func(s *sys.SQE) {
 			s.Opcode, s.Fd, s.Flags = op, 5, sys.SQEIOLink
 		})
-		busy = tk.ex.busy
+		busy = tk.ex.busy()
 		res, _, next = tk.Await(func(s *sys.SQE) { s.Opcode, s.Fd = sys.OpNop, -1 })
 		return nil
 	})

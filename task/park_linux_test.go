@@ -63,7 +63,7 @@ func pingPong(t *testing.T, ex *Executor, n int) poll.CoreStats {
 	require.NoError(t, err)
 	require.Equal(t, n, got)
 	require.NoError(t, w2.Close())
-	return onExec(t, ex, func() poll.CoreStats { return ex.core.Stats() })
+	return onExec(t, ex, func() poll.CoreStats { return coreOf(ex).Stats() })
 }
 
 // An executor waiting for completions must not hold the only P: at
@@ -115,7 +115,7 @@ func TestParkGOMAXPROCS1Counter(t *testing.T) {
 	require.NoError(t, err)
 	<-done
 	require.Positive(t, seen, "the goroutine never ran while the executor slept")
-	st := onExec(t, ex, func() poll.CoreStats { return ex.core.Stats() })
+	st := onExec(t, ex, func() poll.CoreStats { return coreOf(ex).Stats() })
 	require.Zero(t, st.KernelWaits, "an executor waited in the kernel with one P")
 	require.NotZero(t, st.NetParks)
 }

@@ -1,6 +1,9 @@
 package task
 
-import "github.com/pure-uring/uring/sys"
+import (
+	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/iop"
+)
 
 const (
 	msgSpawn  uint8 = iota // start t
@@ -8,7 +11,7 @@ const (
 	msgWake                // wake t if still parked with tok
 	msgClose               // begin the shutdown
 	msgFunc                // run fn on the executor's thread
-	msgDone                // fallback: the blocking call of t's wait tok ended with err
+	msgEvent               // a backend's goroutine handed ev to the executor's thread
 	msgNotify              // n was notified: wake its waiting task
 )
 
@@ -19,7 +22,7 @@ type remoteMsg struct {
 	fn   func()
 	w    *ctxWatch
 	n    *Notifier // msgNotify
-	err  error     // msgDone
+	ev   iop.Event // msgEvent
 }
 
 // refuse answers m when the executor has stopped.
@@ -67,8 +70,8 @@ func (ex *Executor) drain() {
 			ex.startClose()
 		case msgFunc:
 			m.fn()
-		case msgDone:
-			ex.fb.done(ex, m)
+		case msgEvent:
+			m.ev.To.Posted(&m.ev)
 		case msgNotify:
 			m.n.notified(ex)
 		}

@@ -59,11 +59,11 @@ func requireBurstTrimmed(t *testing.T, ex *Executor, n int, sleep func(*T) error
 	idle, trimmed := onExec(t, ex, ex.idleWorkersForTest), onExec(t, ex, ex.trimmedForTest)
 	state := onExec(t, ex, func() string {
 		parks := uint64(0)
-		if ex.core != nil {
-			parks = ex.core.Stats().Parks
+		if c := coreOf(ex); c != nil {
+			parks = c.Stats().Parks
 		}
 		return sprintf("trimmed %d, idleLow %d, trimEvery %v, runnable %v (readyq %d, newq %d, readyOnStack %d), busy %d, parks %d",
-			ex.stats.trimmed, ex.idleLow, ex.trimEvery, ex.runnable(), ex.readyq.len(), ex.newq.len(), ex.readyOnStack, ex.busy, parks)
+			ex.stats.trimmed, ex.idleLow, ex.trimEvery, ex.runnable(), ex.readyq.len(), ex.newq.len(), ex.readyOnStack, ex.busy(), parks)
 	})
 	require.LessOrEqual(t, idle, minIdle+2, "idle workers after the burst (%s)", state)
 	require.GreaterOrEqual(t, trimmed, n-minIdle-2)

@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/task/internal/fallback"
+	"github.com/pure-uring/uring/task/internal/ring"
 )
 
 // Test seams: the tests set and read the executor's internals through
@@ -44,12 +48,32 @@ func (ex *Executor) signalledForTest() bool { return ex.signalled }
 func requireAsleep(t *testing.T, ex *Executor) {
 	t.Helper()
 	state := func() uint32 {
-		if ex.fb != nil {
-			return ex.fb.sl.State()
+		if f := fbOf(ex); f != nil {
+			return f.SleepState()
 		}
-		return uint32(ex.core.SleepState())
+		return uint32(coreOf(ex).SleepState())
 	}
 	for deadline := time.Now().Add(time.Minute); state() == 0; runtime.Gosched() {
 		require.True(t, time.Now().Before(deadline), "the executor never went to sleep")
 	}
+}
+
+// ringOf is ex's io_uring backend; nil on the fallback.
+func ringOf(ex *Executor) *ring.Backend {
+	r, _ := ex.be.(*ring.Backend)
+	return r
+}
+
+// fbOf is ex's fallback backend; nil on io_uring.
+func fbOf(ex *Executor) *fallback.Backend {
+	f, _ := ex.be.(*fallback.Backend)
+	return f
+}
+
+// coreOf is the Core of ex's ring; nil on the fallback.
+func coreOf(ex *Executor) *poll.Core {
+	if r := ringOf(ex); r != nil {
+		return r.Core()
+	}
+	return nil
 }

@@ -24,11 +24,11 @@ func kernelWaiting(t *testing.T, ex *Executor) (pw int, reader *Handle[int]) {
 				return 0, err
 			}
 		}
-		tk.ex.core.SetWaitHint(10 * time.Microsecond)
+		coreOf(tk.ex).SetWaitHint(10 * time.Microsecond)
 		return tk.Read(pr, make([]byte, 8), CurrentPos)
 	})
 	deadline := time.Now().Add(5 * time.Second)
-	for ex.core.SleepState() != poll.SleepKernel {
+	for coreOf(ex).SleepState() != poll.SleepKernel {
 		require.True(t, time.Now().Before(deadline), "the executor never waited in the kernel")
 		time.Sleep(time.Millisecond)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/pure-uring/uring/sys"
+	"github.com/pure-uring/uring/task/internal/iop"
 )
 
 // opClass groups operations for Stats.
@@ -17,9 +18,24 @@ const (
 	classTimer                // sleeps and timeouts
 	classOther                // the rest (NOP, raw SQEs)
 	numClasses
+	classNone = numClasses // not counted (a link chain)
 )
 
 var classNames = [numClasses]string{"file", "net", "timer", "other"}
+
+// classOf is the class of each kind of operation (a raw SQE's is its
+// opcode's).
+var classOf = func() (c [iop.NumCodes]opClass) {
+	for i := range c {
+		c[i] = classFile
+	}
+	for _, code := range []iop.Code{iop.Accept, iop.Connect, iop.Recv, iop.Send, iop.Recvmsg, iop.Sendmsg,
+		iop.SendZC, iop.Socket, iop.Shutdown, iop.Poll} {
+		c[code] = classNet
+	}
+	c[iop.Sleep], c[iop.Nop], c[iop.Raw], c[iop.Link] = classTimer, classOther, classOther, classNone
+	return c
+}()
 
 // opClassOf is the class of each io_uring opcode.
 var opClassOf = func() (c [256]opClass) {
@@ -43,17 +59,15 @@ var opClassOf = func() (c [256]opClass) {
 // written on its thread only (no atomic on the hot path).
 type opCounts struct{ submitted, completed uint64 }
 
-// countOp counts an operation of class c submitted (done: and completed).
-func (ex *Executor) countOp(c opClass, done bool) {
+// countOp counts an operation of class c, submitted and completed.
+func (ex *Executor) countOp(c opClass) {
+	if c >= numClasses {
+		return
+	}
 	oc := &ex.ops[c]
 	oc.submitted++
-	if done {
-		oc.completed++
-	}
+	oc.completed++
 }
-
-// doneOp counts a completion of class c.
-func (ex *Executor) doneOp(c opClass) { ex.ops[c].completed++ }
 
 // OpStats are the operations of one class.
 type OpStats struct {
@@ -92,15 +106,13 @@ func (ex *Executor) Stats() (Stats, error) {
 // statsHere reads the counters (executor thread).
 func (ex *Executor) statsHere() Stats {
 	s := Stats{Backend: ex.backend, Executors: 1, TasksLive: ex.nlive, TasksSpawned: ex.spawned,
-		SQFullWaits: ex.sqFull, Ops: make(map[string]OpStats, numClasses)}
+		Ops: make(map[string]OpStats, numClasses)}
 	for c, oc := range ex.ops {
 		s.Ops[classNames[c]] = OpStats{Submitted: oc.submitted, Completed: oc.completed}
 	}
-	if f := ex.fb; f != nil {
-		s.Parks, s.Wakes = f.parks, f.wakes.Load()
-		return s
-	}
-	ex.ringStats(&s)
+	var bs iop.Stats
+	ex.be.Stats(&bs)
+	s.Parks, s.KernelWaits, s.Wakes, s.SQFullWaits, s.CQOverflows = bs.Parks, bs.KernelWaits, bs.Wakes, bs.SQFullWaits, bs.CQOverflows
 	return s
 }
 

@@ -2,8 +2,9 @@ package task
 
 import (
 	"context"
-	"net/netip"
 	"runtime/debug"
+
+	"github.com/pure-uring/uring/task/internal/iop"
 )
 
 // T is a task's handle: every await is a method of it (or takes it). It is
@@ -21,28 +22,17 @@ type T struct {
 	onStack      bool // running, or resuming another coroutine inside its park
 	finished     bool
 	parkKind     uint8
-	directRun    uint8 // socket calls completed directly in a row (see direct)
-	recvDrained  bool  // its last Recv emptied the socket: the next one skips the direct try
 	hasDeadline  bool
 	cancellable  bool
 	chanClosed   bool   // woken from a Send by Close
 	parkTok      uint32 // bumped on every wake, never reset: stale wait registrations see it
 	gen          uint32 // bumped when the record is recycled: stale handles see it
-	pending      int32  // CQEs it still waits for
-	res          Result
 	parkErr      error
-	op           *opSlot         // the op a parkOp task waits for
 	watching     context.Context // the context whose cancellation it is registered for
 	wprev, wnext *T              // the tasks registered with the same watch
 	deadline     int64           // UnixNano, with hasDeadline
 
-	// The fallback backend's wait: the fd and readiness it waits for (or
-	// fbNoFd, fbBlockingCall), how it ended, and a cancellation that came
-	// while a blocking call ran.
-	fbFd     int32
-	fbEv     uint32
-	fbErr    error
-	fbCancel error
+	io iop.Waiter // the task as its backend sees it: results, and the backend's own state
 
 	joiner       *T // one joiner (the common case)
 	waitFor      *T // the task it joins
@@ -51,14 +41,7 @@ type T struct {
 
 // tExtra holds what few tasks use.
 type tExtra struct {
-	chain   []*opSlot // the ops of a link chain it waits for
-	one     [1]*opSlot
 	joiners []*T // more joiners
-
-	// Outputs an op's slot holds, decoded before the slot is freed.
-	peer   netip.AddrPort
-	oobn   int
-	rflags int
 }
 
 func (t *T) ext() *tExtra {
@@ -71,11 +54,11 @@ func (t *T) ext() *tExtra {
 const (
 	parkNone uint8 = iota
 	parkYield
-	parkOp   // waits for CQEs: cancelled with ASYNC_CANCEL
+	parkOp   // waits for an operation: cancelled by its backend
 	parkWait // waits on a task, channel or group: interrupted directly
 )
 
-// Result is the outcome of one CQE.
+// Result is the outcome of one CQE (of an op of T.Link).
 type Result struct {
 	Res   int32
 	Flags uint32
@@ -203,7 +186,7 @@ func SpawnOn[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) *
 // record is new (the pool belongs to ex's thread; the record joins it
 // when the task is done).
 func newRemote[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
-	u := &T{}
+	u := newT()
 	h := &Handle[R]{t: u, doneCh: make(chan struct{})}
 	u.fn = fn
 	u.init(ctx, ex, h)
@@ -405,7 +388,14 @@ func (ex *Executor) newTask() *T {
 		ex.freeT = ex.freeT[:n-1]
 		return t
 	}
-	return &T{}
+	return newT()
+}
+
+// newT makes a task record.
+func newT() *T {
+	t := &T{}
+	t.io.Task = (*taskWake)(t)
+	return t
 }
 
 // recycle puts the record of a finished task back into the pool. Its
@@ -419,7 +409,7 @@ func (ex *Executor) recycle(t *T) {
 	// flags are at rest; init sets the rest. (Zeroing the whole record
 	// would cost a bulk write barrier whenever the collector runs.)
 	t.body, t.ctx, t.w, t.fn = nil, nil, nil, nil
-	t.finished, t.chanClosed, t.res, t.pending = false, false, Result{}, 0
+	t.finished, t.chanClosed = false, false
 	t.gen++ // t.x is kept: its joiners were cleared by finish, the rest is overwritten before use
 	ex.freeT = append(ex.freeT, t)
 }
@@ -451,11 +441,7 @@ func (ex *Executor) interrupt(t *T, err error) {
 	}
 	switch t.parkKind {
 	case parkOp:
-		if ex.fb != nil {
-			ex.fb.cancel(ex, t, err)
-		} else {
-			ex.cancelRingOps(t)
-		}
+		ex.be.Cancel(&t.io, err)
 	case parkWait:
 		t.unjoin()
 		t.parkErr = err

@@ -39,14 +39,14 @@ func TestSpareWakeDoesNotSilenceNextSleep(t *testing.T) {
 			})
 		} else {
 			want = poll.SleepNetpoll
-			if !ex.core.NetPark() {
+			if !coreOf(ex).NetPark() {
 				want = poll.SleepKernel
 			}
 		}
-		require.NoError(t, ex.Do(func() { ex.core.Wake() })) // a wake while awake
+		require.NoError(t, ex.Do(func() { coreOf(ex).Wake() })) // a wake while awake
 		deadline := time.Now().Add(5 * time.Second)
-		for ex.core.SleepState() != want {
-			require.True(t, time.Now().Before(deadline), "the executor never slept (%v)", ex.core.SleepState())
+		for coreOf(ex).SleepState() != want {
+			require.True(t, time.Now().Before(deadline), "the executor never slept (%v)", coreOf(ex).SleepState())
 			time.Sleep(time.Millisecond)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -39,16 +39,11 @@ func TestStaleTokensDropped(t *testing.T) {
 			return string(b[:n]), err
 		})
 		tk.Yield()
-		for _, sl := range tk.ex.slots {
-			if !sl.inUse {
-				uds = append(uds, sl.ud())
-			}
-		}
-		for _, sl := range tk.ex.slots {
-			if sl.inUse {
-				ud := sl.ud() ^ 1<<33
-				uds = append(uds, ud, ud^1<<34)
-			}
+		free, inUse := ringOf(tk.ex).Tokens()
+		uds = append(uds, free...)
+		for _, ud := range inUse {
+			ud ^= 1 << 33
+			uds = append(uds, ud, ud^1<<34)
 		}
 		fd := tk.ex.Ring().Fd()
 		for _, ud := range uds {

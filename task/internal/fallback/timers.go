@@ -37,4 +37,4 @@ func (h timerHeap) next() time.Time {
 }
 
 func pushTimer(h *timerHeap, e timerEntry) { heap.Push(h, e) }
-func popTimer(h *timerHeap) timerEntry    { return heap.Pop(h).(timerEntry) }
+func popTimer(h *timerHeap) timerEntry     { return heap.Pop(h).(timerEntry) }

@@ -41,7 +41,7 @@ const (
 	Sendmsg                    // Fd, Bufs, OOB, Addr (when valid), Flags
 	Recvmsg                    // Fd, Bufs, OOB, Flags; out: OOBN, RecvFlags, Peer
 	Shutdown                   // Fd, Flags (how)
-	Raw                        // Prep (T.Await); out: CFlags; Start sets Opcode
+	Raw                        // Prep (T.Await); out: CFlags; Start sets Opcode and Fd
 	Link                       // Links (each a Nop, Read, Write, Fsync, Sleep or Raw), Results
 	NumCodes
 )
@@ -111,7 +111,7 @@ type Op struct {
 	Results  []Result       // a Link's results, one per operation (filled by the backend)
 	Deadline int64          // UnixNano; 0: none (io_uring links a LINK_TIMEOUT, the fallback arms a timer on its readiness waits)
 
-	Opcode sys.Op // Raw: the SQE's opcode, set by Start
+	Opcode sys.Op // Raw: the SQE's opcode, set by Start (which sets Fd to the SQE's)
 }
 
 // Result is the outcome of one CQE (of a Link's operation).

@@ -44,7 +44,7 @@ type Waiter struct {
 
 // Begin clears the results before Start.
 func (w *Waiter) Begin() {
-	w.Res, w.Err, w.Linked = 0, nil, false
+	w.Res, w.Err, w.Linked, w.CFlags = 0, nil, false, 0
 }
 
 // Finish stores a result that is known at once and returns Done.

@@ -227,3 +227,10 @@ func (r *Backend) Tokens() (free, inUse []uint64) {
 	}
 	return free, inUse
 }
+
+// KeepForTest keeps data for fd's next read, as the end of a multishot
+// loop does (tests).
+func (r *Backend) KeepForTest(fd int, data []byte) { r.keep(fd, data) }
+
+// KeptFds is the number of fds with bytes kept (tests).
+func (r *Backend) KeptFds() int { return len(r.kept) }

@@ -142,7 +142,7 @@ func (r *Backend) build(s *sys.SQE, sl *slot, op *iop.Op) error {
 		err = sqe.Shutdown(s, fd, op.Flags)
 	case iop.Raw:
 		op.Prep(s)
-		op.Opcode = s.Opcode
+		op.Opcode, op.Fd = s.Opcode, int(s.Fd)
 		if code := s.Opcode; !feature.OpKnown(code) {
 			if err := feature.OpMiss(code); err != nil {
 				// abandon rewrites the whole SQE: prep's flags (a link) go too.

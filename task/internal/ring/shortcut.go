@@ -11,11 +11,11 @@ import (
 	"github.com/pure-uring/uring/task/internal/iop"
 )
 
-// directBudget is how many socket calls in a row a task may complete
+// DirectBudget is how many socket calls in a row a task may complete
 // without queueing a request; then one goes through the ring and the task
 // parks, so a task whose socket always has data cannot keep the others of
 // its executor (and the ring's completions) waiting.
-const directBudget = 16
+const DirectBudget = 16
 
 // shortcut serves op without a request where that saves a round trip:
 // bytes a multishot loop of the fd kept (Read, Recv), the page cache
@@ -79,7 +79,7 @@ func (r *Backend) direct(w *iop.Waiter, op *iop.Op) bool {
 	if op.Deadline != 0 && time.Now().UnixNano() >= op.Deadline {
 		return false
 	}
-	if w.Run++; w.Run > directBudget {
+	if w.Run++; w.Run > DirectBudget {
 		w.Run = 0
 		return false
 	}
