@@ -1,7 +1,10 @@
 package task
 
 import (
+	"context"
 	"errors"
+	"syscall"
+	"time"
 
 	"github.com/pure-uring/uring/task/internal/iop"
 )
@@ -39,17 +42,19 @@ func (t *T) await() (int, error) {
 				return 0, opError(code.Name(), fd, err)
 			}
 		}
-		if t.hasDeadline && code != iop.Sleep {
-			op.Deadline = t.deadline
+		if code != iop.Sleep {
+			op.Deadline = t.opDeadline()
 		}
 	}
 	w := &t.io
 	w.Begin()
-	st := ex.be.Start(w, op)
-	class := classOf[code]
-	if code == iop.Raw {
-		class, fd = opClassOf[op.Opcode], op.Fd // the SQE's, set by Start
-	}
+	return t.complete(ex.be.Start(w, op), code, fd, classOf[code])
+}
+
+// complete waits for the operation of code on fd that its backend
+// started (st) and returns its result.
+func (t *T) complete(st iop.Status, code iop.Code, fd int, class opClass) (int, error) {
+	ex, w := t.ex, &t.io
 	for st != iop.Done {
 		if st == iop.Again {
 			st = ex.be.Retry(w, t.check())
@@ -70,6 +75,14 @@ func (t *T) await() (int, error) {
 	return w.Res, nil
 }
 
+// opDeadline is the deadline an operation of t takes (UnixNano; 0: none).
+func (t *T) opDeadline() int64 {
+	if t.hasDeadline {
+		return t.deadline
+	}
+	return 0
+}
+
 // failed is the error of an operation of code on fd that failed with err
 // (a Waiter's Err): a bad argument renamed after the method (no operation
 // began: not counted), an *OpError as it is, or err wrapped in one.
@@ -82,4 +95,34 @@ func (t *T) failed(code iop.Code, fd int, class opClass, err error) error {
 		return e
 	}
 	return opError(code.Name(), fd, err)
+}
+
+// The kernel-internal errnos of include/linux/errno.h (ERESTARTSYS,
+// ERESTARTNOINTR, ERESTARTNOHAND, ENOIOCTLCMD, ERESTART_RESTARTBLOCK).
+const (
+	errRestartSys   syscall.Errno = 512
+	errRestartBlock syscall.Errno = 516
+)
+
+// opErr turns a negative result (a CQE's) into an error; a cancellation
+// becomes the context's error (or ErrClosed).
+func (t *T) opErr(name string, fd int, res int32, linked bool) error {
+	errno := syscall.Errno(-res)
+	if errno >= errRestartSys && errno <= errRestartBlock {
+		// Kernel-internal restart codes leak out of an io-wq worker that was
+		// interrupted (a cancelled open of a FIFO completes with -512): to
+		// user space they mean "interrupted".
+		errno = syscall.EINTR
+	}
+	if errno == syscall.ECANCELED || errno == syscall.EINTR {
+		switch {
+		case t.ex.closing:
+			return opError(name, fd, ErrClosed)
+		case t.ctx.Err() != nil:
+			return opError(name, fd, t.ctx.Err())
+		case linked && time.Now().UnixNano() >= t.deadline:
+			return opError(name, fd, context.DeadlineExceeded)
+		}
+	}
+	return opError(name, fd, errno)
 }

@@ -32,7 +32,7 @@ func (ex *Executor) startBackend(c *config) error {
 	if err != nil {
 		return err
 	}
-	ex.be, ex.streams, ex.ring, ex.backend = r, r, r.Ring(), b
+	ex.be, ex.streams, ex.raw, ex.ring, ex.backend = r, r, r, r.Ring(), b
 	return nil
 }
 

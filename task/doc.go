@@ -11,10 +11,21 @@
 // result. Nested awaits are plain function calls.
 //
 // The executor is a scheduler (coroutines, run queue, channels, groups,
-// contexts) on a poll.Core, which holds everything about completions: the
-// slots and their generations, reap and dispatch, the inbox of work other
-// goroutines post, and the sleep/wake protocol (see package poll for what
-// it guarantees). An executor with nothing to run checks the ring briefly
+// contexts) on a backend, one implementation of one small interface
+// (internal/iop.Backend: start an operation for a task, retry it, cancel
+// it, poll and park, wake from another goroutine, close), each in a
+// directory of its own: internal/ring, io_uring on a poll.Core, which
+// holds everything about completions (the slots and their generations,
+// reap and dispatch, the inbox of work other goroutines post, and the
+// sleep/wake protocol: see package poll for what it guarantees), and
+// internal/fallback, where io_uring is not there. A T method is written
+// once: it describes its operation (internal/iop.Op) and awaits it on
+// whichever backend the executor has; what only io_uring can do
+// (multishot requests with provided buffers, raw SQEs) the executor
+// finds out once, when it starts, from the optional interfaces its
+// backend has.
+//
+// An io_uring executor with nothing to run checks the ring briefly
 // (WithSpin), then parks its goroutine in Go's netpoller on an eventfd
 // registered with the ring: its thread sleeps and its P runs the process's
 // other goroutines, so executors never starve them, even at GOMAXPROCS=1.
@@ -79,8 +90,8 @@
 // backend (on macOS and the BSDs with the raw-fd methods too, waited for
 // on a kqueue); the Linux-only calls do not exist there.
 //
-// user_data of every SQE is the token of a poll.Core slot (index and
-// generation), so a stale CQE is recognised there; the executor's own SQEs
-// (cancels, closes of abandoned fds, link timeouts) carry
-// poll.IgnoreUserData.
+// On io_uring the user_data of every SQE is the token of a poll.Core slot
+// (index and generation), so a stale CQE is recognised there; the
+// executor's own SQEs (cancels, closes of abandoned fds, link timeouts)
+// carry poll.IgnoreUserData.
 package task

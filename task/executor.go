@@ -149,6 +149,7 @@ const maxDepth = 4
 type Executor struct {
 	be      iop.Backend
 	streams iop.Streams // multishot requests, where the backend has them
+	raw     iop.RawSQEs // raw SQEs (T.Await), where the backend has them
 	ring    *uring.Ring // the io_uring backend's ring; nil on the fallback
 	op      iop.Op      // the operation a task is starting (await)
 	links   []iop.Op    // a Link's operations (T.Link)

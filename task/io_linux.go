@@ -161,7 +161,23 @@ func (t *T) Recvmsg(fd int, bufs [][]byte, oob []byte, flags int) (n, oobn, recv
 // opcode the kernel lacks is refused before anything is submitted (an
 // *OpError wrapping uring.ErrUnsupported that names it).
 func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
-	t.ex.prep(iop.Raw, -1).Prep = prep
-	n, err := t.await()
-	return int32(n), t.io.CFlags, err
+	ex := t.ex
+	rs := ex.raw
+	if rs == nil {
+		return 0, 0, iop.Unsupported(iop.Raw, "a raw SQE")
+	}
+	if err := t.check(); err != nil {
+		return 0, 0, opError("await", -1, err)
+	}
+	w := &t.io
+	w.Begin()
+	deadline := t.opDeadline()
+	s, err := rs.RawSQE(w, deadline)
+	if err != nil {
+		return 0, 0, opError("await", -1, err)
+	}
+	prep(s) // here, not in the backend: prep stays on the caller's stack
+	code, fd := s.Opcode, int(s.Fd)
+	n, err := t.complete(rs.SubmitRaw(w, s, deadline), iop.Raw, fd, opClassOf[code])
+	return int32(n), w.CFlags, err
 }

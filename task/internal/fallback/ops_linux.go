@@ -101,8 +101,6 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 		return w.Finish(0, unix.Shutdown(op.Fd, op.Flags))
 	case iop.ReadFixed, iop.WriteFixed:
 		return w.Finish(0, iop.Unsupported(op.Code, "a registered buffer"))
-	case iop.Raw:
-		return w.Finish(0, iop.Unsupported(op.Code, "a raw SQE"))
 	case iop.Link:
 		return f.link(wt)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring/poll"
+	"github.com/pure-uring/uring/sys"
 )
 
 // Backend is one I/O mechanism under an executor: io_uring
@@ -83,4 +84,17 @@ type Event struct {
 // Receiver takes Events on the executor's thread.
 type Receiver interface {
 	Posted(e *Event)
+}
+
+// RawSQEs is the optional interface of a backend that runs raw SQEs
+// (io_uring: T.Await), checked once when the executor starts. The task
+// fills the SQE itself, between the two calls, so that its prep function
+// never leaves its stack.
+type RawSQEs interface {
+	// RawSQE takes an SQE for w's raw operation (with room for a
+	// LINK_TIMEOUT behind it when deadline is not 0).
+	RawSQE(w *Waiter, deadline int64) (*sys.SQE, error)
+	// SubmitRaw queues s, which the caller filled after RawSQE: Parked,
+	// or Done when the kernel lacks its opcode (nothing is submitted).
+	SubmitRaw(w *Waiter, s *sys.SQE, deadline int64) Status
 }

@@ -41,7 +41,7 @@ const (
 	Sendmsg                    // Fd, Bufs, OOB, Addr (when valid), Flags
 	Recvmsg                    // Fd, Bufs, OOB, Flags; out: OOBN, RecvFlags, Peer
 	Shutdown                   // Fd, Flags (how)
-	Raw                        // Prep (T.Await); out: CFlags; Start sets Opcode and Fd
+	Raw                        // in a Link: Prep (a raw SQE of T.Await: see RawSQEs)
 	Link                       // Links (each a Nop, Read, Write, Fsync, Sleep or Raw), Results
 	NumCodes
 )
@@ -106,12 +106,10 @@ type Op struct {
 	Addr     netip.AddrPort
 	Dur      time.Duration
 	Stat     *StatBuf
-	Prep     func(*sys.SQE) // fills the SQE of a Raw op (its memory is the caller's)
+	Prep     func(*sys.SQE) // fills the SQE of a Raw op of a Link (its memory is the caller's)
 	Links    []Op           // a Link's operations, in order
 	Results  []Result       // a Link's results, one per operation (filled by the backend)
 	Deadline int64          // UnixNano; 0: none (io_uring links a LINK_TIMEOUT, the fallback arms a timer on its readiness waits)
-
-	Opcode sys.Op // Raw: the SQE's opcode, set by Start (which sets Fd to the SQE's)
 }
 
 // Result is the outcome of one CQE (of a Link's operation).

@@ -5,8 +5,6 @@ package ring
 import (
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/cqe"
-	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -140,15 +138,6 @@ func (r *Backend) build(s *sys.SQE, sl *slot, op *iop.Op) error {
 		sl.kind |= slotPeer | slotMsgOut
 	case iop.Shutdown:
 		err = sqe.Shutdown(s, fd, op.Flags)
-	case iop.Raw:
-		op.Prep(s)
-		op.Opcode, op.Fd = s.Opcode, int(s.Fd)
-		if code := s.Opcode; !feature.OpKnown(code) {
-			if err := feature.OpMiss(code); err != nil {
-				// abandon rewrites the whole SQE: prep's flags (a link) go too.
-				return &cqe.Error{Name: "await", Fd: int(s.Fd), Err: err}
-			}
-		}
 	default:
 		sqe.Nop(s)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/internal/feature"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task/internal/iop"
@@ -38,12 +40,47 @@ func (r *Backend) Start(w *iop.Waiter, op *iop.Op) iop.Status {
 		r.abandon(s, sl)
 		return w.Finish(0, err)
 	}
+	return r.submit(w, s, sl, op.Deadline)
+}
+
+// submit queues s, the SQE of the op in sl, for w (behind it a
+// LINK_TIMEOUT for the deadline, when there is one).
+func (r *Backend) submit(w *iop.Waiter, s *sys.SQE, sl *slot, deadline int64) iop.Status {
 	s.UserData = sl.ud()
-	w.Linked = op.Deadline != 0 && r.linkTimeout(s, sl, op.Deadline)
+	w.Linked = deadline != 0 && r.linkTimeout(s, sl, deadline)
 	sl.w = w
 	w.Pending = 1
 	w.Ref = sl
 	return iop.Parked
+}
+
+// RawSQE takes a slot and an SQE for w's raw operation (iop.RawSQEs).
+func (r *Backend) RawSQE(w *iop.Waiter, deadline int64) (*sys.SQE, error) {
+	sl := r.allocSlot()
+	s, err := r.sqe(deadline != 0)
+	if err != nil {
+		r.freeSlot(sl)
+		return nil, err
+	}
+	w.Ref = sl
+	return s, nil
+}
+
+// SubmitRaw queues s, filled by the caller after RawSQE, unless the kernel
+// lacks its opcode (an *OpError wrapping uring.ErrUnsupported that names
+// it).
+func (r *Backend) SubmitRaw(w *iop.Waiter, s *sys.SQE, deadline int64) iop.Status {
+	sl := w.Ref.(*slot)
+	if code := s.Opcode; !feature.OpKnown(code) {
+		if err := feature.OpMiss(code); err != nil {
+			// abandon rewrites the whole SQE: prep's flags (a link) go too.
+			fd := int(s.Fd)
+			r.abandon(s, sl)
+			w.Ref = nil
+			return w.Finish(0, &cqe.Error{Name: "await", Fd: fd, Err: err})
+		}
+	}
+	return r.submit(w, s, sl, deadline)
 }
 
 // sqe gets the SQE of an op (with room for its LINK_TIMEOUT behind it
