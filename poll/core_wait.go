@@ -69,7 +69,10 @@ func (c *Core) Wait(parkNow bool) {
 	if !parkNow && c.spinWait(c.spinFor()) {
 		c.noteWait(time.Since(start))
 		_, _ = c.ring.Submit() // runs deferred completions the flags announced
-		return
+		if !c.staleTaskrun() {
+			return
+		}
+		// Nothing was there: sleep as if the spin had found nothing.
 	}
 	if (!c.NetPark() || (!parkNow && c.waitInKernel())) && c.BeginKernelSleep() {
 		c.st.KernelWaits++
@@ -107,6 +110,18 @@ func (c *Core) spinWait(d time.Duration) bool {
 			}
 		}
 	}
+}
+
+// staleTaskrun reports, after an enter with GETEVENTS, that IORING_SQ_TASKRUN
+// is still set with nothing to reap and nothing posted: the kernel sets the
+// flag after it queues deferred work (io_req_local_work_add), so a run of
+// that work on the owner's thread in between (it clears the flag first)
+// leaves the flag set over an empty list, which no enter clears until more
+// work comes. Seen on 6.18 right after reg.StartIOWorkers' io-wq
+// completions: without this check, every Wait spun on the flag and
+// returned at once, and the owner never slept.
+func (c *Core) staleTaskrun() bool {
+	return c.ring.SQFlags()&sys.SQTaskrun != 0 && c.ring.CQReady() == 0 && !c.sl.HasWork()
 }
 
 // spinFor is how long Wait checks the ring before it sleeps.
