@@ -1,9 +1,10 @@
 // Package iop is the vocabulary between package task and its two I/O
 // backends, task/internal/ring (io_uring) and task/internal/fallback
 // (epoll, kqueue, goroutines): what an operation is (Op, one Code per kind
-// of await), what a backend implements (Backend, and the optional
-// Streams), the waiter a backend completes (Waiter, one per task), and
-// what a backend asks of the scheduler above it (Sched).
+// of await), what a backend implements (Backend, and the optional Streams
+// and RawSQEs, which only io_uring has), the waiter a backend completes
+// (Waiter, one per task), and what a backend asks of the scheduler above
+// it (Sched).
 //
 // Contract:
 //   - Everything runs on the executor's thread, except Sched.Post and the
@@ -12,11 +13,12 @@
 //     Backend.Start with the task's Waiter. Start reads the Op before it
 //     returns and never after (the next await reuses it): a backend that
 //     needs the arguments later copies them. Results go to the Waiter.
-//   - Start returns Done (the results are in the Waiter), Parked (the task
-//     parks until the backend wakes it through Waiter.Task, with Waiter.St
-//     saying Done or Again) or, from Retry, either of them. Again means
-//     "ready now, try again": the task calls Retry, with the error that
-//     ends the operation instead when the task may not go on.
+//   - Start and Retry return Done (the results are in the Waiter) or
+//     Parked (the task parks until the backend wakes it through
+//     Waiter.Task, with Waiter.St saying Done or Again). Again means "ready
+//     now, try again": the task calls Retry, with the error that ends the
+//     operation instead when the task may not go on (its context ended,
+//     the executor closes).
 //   - Cancel ends a parked operation early; the backend still wakes the
 //     task (at once, or when the kernel or a goroutine gives back what the
 //     operation lent it).
