@@ -5,9 +5,13 @@ package poll
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/udata"
@@ -16,14 +20,16 @@ import (
 )
 
 // Shared is a ring that goroutines share without handing their operations
-// to another thread. A goroutine fills its SQE under the Shared's lock and
-// then waits in io_uring_enter itself: when no other goroutine waits
-// there, it leads, submitting its SQE and waiting for completions in one
-// system call, as pread(2) would; when one does, it submits its SQE with a
-// system call of its own and parks until the leader hands it its result
-// (or the lead, when the leader's own operation completed first). So a
+// to another thread. A goroutine fills its SQE under the Shared's lock.
+// When no other goroutine leads, it leads: it submits and waits for
+// completions in one io_uring_enter, as pread(2) would. When one leads,
+// it leaves its SQE to the leader (waking it through an eventfd if it
+// sleeps in the kernel) and parks until the leader hands it its result,
+// or the lead when the leader's own operation completed first. So a
 // goroutine alone pays one enter and no thread hop, and many goroutines
-// share one waiter whose reaps complete them in batches.
+// share one thread that submits their SQEs in batches and reaps their
+// completions in batches; their requests' completion work runs on that
+// thread, which waits for it.
 //
 // Requests belong to the thread that submitted them (see package uring):
 // the kernel cancels a request whose thread exits, or that waited for a
@@ -37,14 +43,37 @@ import (
 type Shared struct {
 	r *uring.Ring
 
-	mu      sync.Mutex
-	ops     []*sharedOp // by slot index; the token carries the generation
-	free    []uint32
-	leading bool // a goroutine leads: it waits in the kernel or reaps
-	pending int  // operations submitted whose CQE was not delivered
-	closed  bool
-	drained chan struct{} // closed by the reap that delivers the last CQE after Close began
+	mu       sync.Mutex
+	ops      []*sharedOp // by slot index; the token carries the generation
+	free     []uint32
+	leading  bool // a goroutine leads: it submits, waits in the kernel, reaps
+	sleeping bool // the leader waits in the kernel (its next enter submits what is published)
+	woken    bool // the leader was woken since it went to sleep
+	pending  int  // operations submitted whose CQE was not delivered
+	closed   bool
+	drained  chan struct{} // closed by the reap that delivers the last CQE after Close began
+
+	// The leader's wake: an eventfd whose readability a POLL_ADD in the
+	// ring reports. A goroutine that publishes an SQE while the leader
+	// sleeps writes it, so that the leader submits: only the leader enters.
+	efd   int
+	armed bool // the poll is in the ring
+
+	// The reaper: a goroutine (on a thread of its own while it leads) that
+	// takes the lead as soon as two operations are in flight and keeps it
+	// while operations keep coming, so that a busy Shared has one thread
+	// that submits and reaps in batches instead of a lead that moves from
+	// goroutine to goroutine.
+	reaping   bool          // the reaper leads
+	reaperRun chan struct{} // wakes the parked reaper to lead
+	reaperOn  bool          // the reaper goroutine exists
+	idleTimer *time.Timer   // wakes the idle reaper to give the lead up
 }
+
+// reaperIdle is how long the reaper keeps the lead with nothing in
+// flight, waiting in the kernel for the next SQE, before it parks and
+// leaves the lead to the next lone goroutine.
+const reaperIdle = time.Millisecond
 
 // sharedOp is one operation in flight and the goroutine that waits for it.
 type sharedOp struct {
@@ -77,7 +106,12 @@ func NewShared(entries uint32) (*Shared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Shared{r: r}, nil
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		_ = r.Close()
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	return &Shared{r: r, efd: efd, reaperRun: make(chan struct{}, 1)}, nil
 }
 
 // Ring returns the Shared's ring, for registrations only: do not submit or
@@ -128,20 +162,22 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, er
 	if len(keep) > 0 {
 		op.pin.Pin(&keep[0])
 	}
-	n := s.r.Publish()
 	s.pending++
-	lead := !s.leading
-	s.leading = true
-	s.mu.Unlock()
-	if lead {
-		s.lead(op, n) // submit and wait in one enter
+	if !s.leading {
+		s.leading = true
+		s.lead(op) // alone: submit and wait in one enter
 	} else {
-		// An error (EBUSY/EAGAIN: the CQ is backed up) leaves the SQE
-		// published: the leader's next enter submits it.
-		_, _ = s.r.EnterWait(n, 0)
+		// The leader submits it: before it sleeps again, or now, woken.
+		wake := s.sleeping && !s.woken
+		s.woken = s.woken || wake
+		s.mu.Unlock()
+		if wake {
+			s.wakeLeader()
+		}
 		<-op.wake
 		if op.state == opLead {
-			s.lead(op, s.published())
+			s.mu.Lock()
+			s.lead(op)
 		}
 	}
 	res, flags := op.res, op.flags
@@ -169,35 +205,124 @@ func (s *Shared) sqe() (*sys.SQE, error) {
 	}
 }
 
-// lead waits in the kernel (submitting toSubmit first) and delivers what
+// lead submits what is published, waits in the kernel and delivers what
 // completes, until my operation is done; then it hands the lead to a
-// goroutine still waiting, if any.
-func (s *Shared) lead(my *sharedOp, toSubmit uint32) {
+// goroutine still waiting, if any. Called with mu held; returns without.
+func (s *Shared) lead(my *sharedOp) {
 	for {
-		_, err := s.r.EnterWait(toSubmit, 1)
+		s.arm()
+		n := s.r.Publish()
+		s.sleeping, s.woken = true, false
+		s.mu.Unlock()
+		_, err := s.r.EnterWait(n, 1)
 		s.mu.Lock()
+		s.sleeping = false
 		s.reap(my)
 		if err != nil && errors.Is(err, uring.ErrClosed) {
 			s.failAll(my) // the ring is gone: nothing more will complete
 		}
 		if my.state == opDone {
-			s.passLead()
+			if s.pending > 0 {
+				s.startReaper() // others wait: the reaper leads now
+			} else {
+				s.leading = false
+			}
 			s.mu.Unlock()
 			return
 		}
-		// SQEs published and not consumed (a submit that failed): this
-		// enter takes them.
-		toSubmit = s.r.Publish()
-		s.mu.Unlock()
+		if s.pending > 1 {
+			// Not alone any more: the reaper takes over, and this goroutine
+			// waits for its CQE as the others do.
+			s.startReaper()
+			s.mu.Unlock()
+			<-my.wake
+			return
+		}
 	}
 }
 
-// published publishes what is handed out and returns how many SQEs the
-// kernel has not consumed.
-func (s *Shared) published() uint32 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.r.Publish()
+// startReaper hands the lead to the reaper (mu held): it submits what is
+// published at once.
+func (s *Shared) startReaper() {
+	s.reaping = true
+	if !s.reaperOn {
+		s.reaperOn = true
+		s.idleTimer = time.AfterFunc(time.Hour, s.wakeLeader)
+		s.idleTimer.Stop()
+		go s.reaper()
+	}
+	select {
+	case s.reaperRun <- struct{}{}:
+	default:
+	}
+}
+
+// reaper leads while there is work: it submits what goroutines publish
+// (they wake it through the eventfd while it sleeps), waits in the kernel
+// and delivers completions in batches. After reaperIdle with nothing in
+// flight (a timer wakes it) it gives the lead up and parks until handed
+// it again; after Close it ends once nothing is in flight.
+func (s *Shared) reaper() {
+	runtime.LockOSThread() // its requests' completion work comes to this thread, which waits for it
+	defer runtime.UnlockOSThread()
+	for {
+		<-s.reaperRun
+		s.mu.Lock()
+		idleSince := time.Time{}
+		for !(s.closed && s.pending == 0) {
+			if s.pending > 0 {
+				idleSince = time.Time{}
+			} else if idleSince.IsZero() {
+				idleSince = time.Now()
+				s.idleTimer.Reset(reaperIdle)
+			} else if time.Since(idleSince) >= reaperIdle {
+				break
+			}
+			s.arm()
+			n := s.r.Publish()
+			s.sleeping, s.woken = true, false
+			s.mu.Unlock()
+			_, err := s.r.EnterWait(n, 1)
+			s.mu.Lock()
+			s.sleeping = false
+			s.reap(nil)
+			if err != nil && errors.Is(err, uring.ErrClosed) {
+				s.failAll(nil)
+			}
+		}
+		s.idleTimer.Stop()
+		s.reaping, s.leading = false, false
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+	}
+}
+
+// arm puts the poll of the wake eventfd in the SQ when it is not in the
+// ring (mu held); a full SQ leaves it for the next round.
+func (s *Shared) arm() {
+	if s.armed || s.closed {
+		return
+	}
+	q, err := s.r.GetSQE()
+	if err != nil {
+		return
+	}
+	if sqe.PollAdd(q, s.efd, unix.POLLIN) != nil {
+		sqe.Nop(q)
+		q.UserData = udata.Ignore
+		return
+	}
+	q.UserData = udata.WakePoll
+	s.armed = true
+}
+
+// wakeLeader ends the leader's wait in the kernel.
+func (s *Shared) wakeLeader() {
+	one := [8]byte{1}
+	_, _ = unix.Write(s.efd, one[:]) // EAGAIN: the counter is up already
 }
 
 // reap delivers every ready CQE (mu held): the result goes into its
@@ -206,6 +331,12 @@ func (s *Shared) reap(my *sharedOp) {
 	for cs := s.r.PeekBatch(); len(cs) > 0; cs = s.r.PeekBatch() {
 		for i := range cs {
 			c := &cs[i]
+			if c.UserData == udata.WakePoll {
+				var cnt [8]byte
+				_, _ = unix.Read(s.efd, cnt[:]) // level-triggered: drained before the poll is armed again
+				s.armed = false
+				continue
+			}
 			op := s.lookup(c.UserData)
 			if op == nil {
 				continue // reserved (a dropped SQE) or stale
@@ -222,21 +353,6 @@ func (s *Shared) reap(my *sharedOp) {
 		close(s.drained)
 		s.drained = nil
 	}
-}
-
-// passLead hands the lead to a goroutine whose operation is still in
-// flight, or gives it up (mu held).
-func (s *Shared) passLead() {
-	if s.pending > 0 {
-		for _, op := range s.ops {
-			if op != nil && op.gen&1 != 0 && op.state == opWaiting {
-				op.state = opLead
-				op.wake <- struct{}{}
-				return
-			}
-		}
-	}
-	s.leading = false
 }
 
 // failAll completes every operation still waiting with ErrClosed's errno
@@ -315,5 +431,16 @@ func (s *Shared) Close() error {
 	if drained != nil {
 		<-drained // the goroutines waiting keep reaping until the last CQE
 	}
-	return s.r.Close()
+	s.mu.Lock()
+	if s.reaperOn && !s.reaping {
+		s.reaping = true // a parked reaper wakes to see closed, and ends
+		select {
+		case s.reaperRun <- struct{}{}:
+		default:
+		}
+	}
+	s.mu.Unlock()
+	err := s.r.Close() // cancels the wake poll, which holds no memory
+	_ = unix.Close(s.efd)
+	return err
 }
