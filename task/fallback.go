@@ -108,11 +108,12 @@ func (f *fallback) Wake() {
 	}
 }
 
-// poll delivers what is ready (posts, fds, timers) and, when block is set
-// and nothing is runnable, waits for the next of them.
+// poll delivers what is ready (posts, fds, timers) and, when block is set,
+// nothing is runnable and no close began, waits for the next of them.
 func (f *fallback) poll(ex *Executor, block bool) {
 	ex.drain()
-	if ex.runnable() {
+	// A close this drain took needs the loop's shutdown: no post is left to end a park.
+	if ex.runnable() || ex.closing {
 		block = false
 	}
 	now := time.Now()
