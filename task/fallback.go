@@ -108,11 +108,12 @@ func (f *fallback) Wake() {
 	}
 }
 
-// poll delivers what is ready (posts, fds, timers) and, when block is set
-// and nothing is runnable, waits for the next of them.
+// poll delivers what is ready (posts, fds, timers) and, when block is set,
+// nothing is runnable and no close began, waits for the next of them.
 func (f *fallback) poll(ex *Executor, block bool) {
 	ex.drain()
-	if ex.runnable() {
+	// A close this drain took needs the loop's shutdown: no post is left to end a park.
+	if ex.runnable() || ex.closing {
 		block = false
 	}
 	now := time.Now()
@@ -137,14 +138,8 @@ func (f *fallback) poll(ex *Executor, block bool) {
 	}
 }
 
+// park sleeps until a wake, a ready fd or deadline (zero: none): no bound of its own.
 func (f *fallback) park(deadline time.Time) {
-	// A park never outlasts fbMaxPark: seen twice in ~15 runs of the bench
-	// tests under load, a post's wake did not end the executor's park in
-	// the netpoller (cause not yet found); the bound turns such a loss
-	// into a delay instead of a hang.
-	if limit := time.Now().Add(fbMaxPark); deadline.IsZero() || deadline.After(limit) {
-		deadline = limit
-	}
 	if f.p != nil {
 		_ = f.p.park(deadline) // an error (never expected) only ends the park
 		return
@@ -169,9 +164,6 @@ func (f *fallback) park(deadline time.Time) {
 // that have none (Windows): tests run the scheduler's park on the wake
 // channel and timers with it.
 var fbNoPoller bool
-
-// fbMaxPark bounds one park of a fallback executor.
-const fbMaxPark = 25 * time.Millisecond
 
 // fire ends the waits whose timers are due.
 func (f *fallback) fire(ex *Executor, now time.Time) {
