@@ -129,6 +129,45 @@ func (r *Ring) cqNeedsEnter() bool {
 // request never ran; see the package overview and reg.StartIOWorkers.
 func (r *Ring) Submit() (int, error) { return r.submit(0) }
 
+// Publish publishes the SQEs handed out so far (the SQ tail), without a
+// system call, and returns how many the kernel has not consumed yet: the
+// first half of Submit. With EnterWait it lets goroutines share a ring:
+// each hands out, fills and publishes its SQEs under a lock of its own,
+// and enters without it.
+func (r *Ring) Publish() uint32 {
+	if r.closed.Load() {
+		return 0
+	}
+	return r.flushSQ()
+}
+
+// EnterWait makes one io_uring_enter(2): it submits up to toSubmit SQEs
+// already published (Publish) and, when minComplete > 0, waits until that
+// many CQEs are ready (GETEVENTS), retrying on EINTR. It reads and writes
+// no queue state of the Ring, so one goroutine may wait here while others
+// hand out and publish SQEs (under their lock) and submit them with their
+// own EnterWait; reap with PeekBatch and Advance, or Reap, from one
+// goroutine at a time. Close ends the wait (ErrClosed). Not for SQPOLL
+// rings, whose SQ thread submits.
+func (r *Ring) EnterWait(toSubmit, minComplete uint32) (int, error) {
+	if r.closed.Load() {
+		return 0, ErrClosed
+	}
+	flags := r.enterFlags
+	if minComplete > 0 {
+		flags |= sys.EnterGetEvents
+	}
+	for {
+		n, err := r.enter(toSubmit, minComplete, flags)
+		if err == nil || !errors.Is(err, syscall.EINTR) {
+			return n, err
+		}
+		if n > 0 {
+			toSubmit -= min(toSubmit, uint32(n))
+		}
+	}
+}
+
 // SubmitAndWait submits and waits until at least n CQEs are ready.
 func (r *Ring) SubmitAndWait(n uint32) (int, error) { return r.submit(n) }
 

@@ -16,7 +16,9 @@ import (
 // GetSQEs hands out a zeroed batch, contiguous up to the end of the SQ
 // array; the rest comes from the next call, and a full SQ is ErrSQFull.
 func TestGetSQEs(t *testing.T) {
-	r := ringtest.New(t, 8)
+	r, err := uring.New(8) // a fresh SQ, its tail at 0 (ringtest's rings have sent requests)
+	require.NoError(t, err)
+	defer r.Close()
 	// Move the tail to 6: the next batch wraps after 2.
 	for i := 0; i < 6; i++ {
 		s, err := r.GetSQE()
@@ -24,7 +26,7 @@ func TestGetSQEs(t *testing.T) {
 		sqe.Nop(s)
 		s.UserData = 0xdead // dirty the slot: GetSQEs must zero it
 	}
-	_, err := r.SubmitAndWait(6)
+	_, err = r.SubmitAndWait(6)
 	require.NoError(t, err)
 	r.Advance(r.CQReady())
 

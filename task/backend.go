@@ -90,6 +90,7 @@ type execSched Executor
 
 func (s *execSched) Drain()             { (*Executor)(s).drain() }
 func (s *execSched) Runnable() bool     { return (*Executor)(s).runnable() }
+func (s *execSched) Closing() bool      { return s.closing }
 func (s *execSched) Trim(now time.Time) { (*Executor)(s).trimIdle(now) }
 
 func (s *execSched) Signalled() bool {

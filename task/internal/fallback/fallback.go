@@ -83,6 +83,24 @@ func (f *Backend) SleepState() uint32 { return f.sl.State() }
 // fbParked is the fallback executor's one kind of sleep.
 const fbParked = 1
 
+// Parked reports whether the executor parks (or is about to): its sleep
+// state is set and no work was raised since.
+func (f *Backend) Parked() bool { return f.sl.State() == fbParked && !f.sl.HasWork() }
+
+// Rescue ends a park without the wake protocol (an eventfd write, or a
+// token on the wake channel): tests that count lost wakes end such a park
+// with it, so that they report the count instead of hanging.
+func (f *Backend) Rescue() {
+	if f.p != nil {
+		f.p.wake()
+		return
+	}
+	select {
+	case f.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
 func (f *Backend) Wake() {
 	if f.sl.Claim() == 0 {
 		return
@@ -98,11 +116,12 @@ func (f *Backend) Wake() {
 	}
 }
 
-// Poll delivers what is ready (posts, fds, timers) and, when block is set
-// and nothing is runnable, waits for the next of them.
+// Poll delivers what is ready (posts, fds, timers) and, when block is set,
+// nothing is runnable and no close began, waits for the next of them.
 func (f *Backend) Poll(block bool) {
 	f.sched.Drain()
-	if f.sched.Runnable() {
+	// A close this drain took needs the scheduler's shutdown: no post is left to end a park.
+	if f.sched.Runnable() || f.sched.Closing() {
 		block = false
 	}
 	now := time.Now()
@@ -127,14 +146,9 @@ func (f *Backend) Poll(block bool) {
 	}
 }
 
+// park waits for a wake, a ready fd or deadline (none when zero): it has
+// no other bound.
 func (f *Backend) park(deadline time.Time) {
-	// A park never outlasts fbMaxPark: seen twice in ~15 runs of the bench
-	// tests under load, a post's wake did not end the executor's park in
-	// the netpoller (cause not yet found); the bound turns such a loss
-	// into a delay instead of a hang.
-	if limit := time.Now().Add(fbMaxPark); deadline.IsZero() || deadline.After(limit) {
-		deadline = limit
-	}
 	if f.p != nil {
 		_ = f.p.park(deadline) // an error (never expected) only ends the park
 		return
@@ -159,9 +173,6 @@ func (f *Backend) park(deadline time.Time) {
 // that have none (Windows): tests run the scheduler's park on the wake
 // channel and timers with it.
 var NoPoller bool
-
-// fbMaxPark bounds one park of a fallback executor.
-const fbMaxPark = 25 * time.Millisecond
 
 // fire ends the waits whose timers are due.
 func (f *Backend) fire(now time.Time) {

@@ -61,6 +61,9 @@ type Sched interface {
 	Drain()
 	// Runnable reports whether a task can run (then nothing waits).
 	Runnable() bool
+	// Closing reports whether the executor's close began: its shutdown
+	// runs in the loop, so a backend must not wait for a post then.
+	Closing() bool
 	// Trim stops idle workers before the executor sleeps.
 	Trim(now time.Time)
 	// Signalled reports, and forgets, that a goroutine was made runnable

@@ -1,0 +1,446 @@
+//go:build linux
+
+package poll
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/udata"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+// Shared is a ring that goroutines share without handing their operations
+// to another thread. A goroutine fills its SQE under the Shared's lock.
+// When no other goroutine leads, it leads: it submits and waits for
+// completions in one io_uring_enter, as pread(2) would. When one leads,
+// it leaves its SQE to the leader (waking it through an eventfd if it
+// sleeps in the kernel) and parks until the leader hands it its result,
+// or the lead when the leader's own operation completed first. So a
+// goroutine alone pays one enter and no thread hop, and many goroutines
+// share one thread that submits their SQEs in batches and reaps their
+// completions in batches; their requests' completion work runs on that
+// thread, which waits for it.
+//
+// Requests belong to the thread that submitted them (see package uring):
+// the kernel cancels a request whose thread exits, or that waited for a
+// thread's first io-wq worker whose start a signal spoiled. Such a request
+// never ran: Do submits it again. Nothing else here cancels a request but
+// Close, so -ECANCELED never reaches Do's caller.
+//
+// The ring is a plain one (no SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN
+// or SQPOLL): its requests' completion work runs on their submitters'
+// threads, which the kernel interrupts for it.
+type Shared struct {
+	r *uring.Ring
+
+	mu       sync.Mutex
+	ops      []*sharedOp // by slot index; the token carries the generation
+	free     []uint32
+	leading  bool // a goroutine leads: it submits, waits in the kernel, reaps
+	sleeping bool // the leader waits in the kernel (its next enter submits what is published)
+	woken    bool // the leader was woken since it went to sleep
+	pending  int  // operations submitted whose CQE was not delivered
+	closed   bool
+	drained  chan struct{} // closed by the reap that delivers the last CQE after Close began
+
+	// The leader's wake: an eventfd whose readability a POLL_ADD in the
+	// ring reports. A goroutine that publishes an SQE while the leader
+	// sleeps writes it, so that the leader submits: only the leader enters.
+	efd   int
+	armed bool // the poll is in the ring
+
+	// The reaper: a goroutine (on a thread of its own while it leads) that
+	// takes the lead as soon as two operations are in flight and keeps it
+	// while operations keep coming, so that a busy Shared has one thread
+	// that submits and reaps in batches instead of a lead that moves from
+	// goroutine to goroutine.
+	reaping   bool          // the reaper leads
+	reaperRun chan struct{} // wakes the parked reaper to lead
+	reaperOn  bool          // the reaper goroutine exists
+	idleTimer *time.Timer   // wakes the idle reaper to give the lead up
+}
+
+// reaperIdle is how long the reaper keeps the lead with nothing in
+// flight, waiting in the kernel for the next SQE, before it parks and
+// leaves the lead to the next lone goroutine.
+const reaperIdle = time.Millisecond
+
+// sharedOp is one operation in flight and the goroutine that waits for it.
+type sharedOp struct {
+	idx   uint32
+	gen   uint32
+	state uint8
+	res   int32
+	flags uint32
+	wake  chan struct{} // buffered: a delivery never blocks the leader
+	pin   runtime.Pinner
+}
+
+const (
+	opWaiting uint8 = iota // submitted, CQE not delivered
+	opDone                 // its CQE was delivered
+	opLead                 // not done, and handed the lead
+)
+
+// maxResubmits bounds how often Do submits again an operation the kernel
+// cancelled on its own: each time it never ran.
+const maxResubmits = 16
+
+// NewShared makes a Shared ring of entries SQEs (a CQ 4x that, at most
+// uring.MaxCQEntries).
+func NewShared(entries uint32) (*Shared, error) {
+	if entries == 0 || entries > uring.MaxEntries {
+		return nil, &OptionError{Option: "NewShared", Reason: fmt.Sprintf("entries = %d is outside 1..%d", entries, uring.MaxEntries)}
+	}
+	r, err := uring.New(entries, uring.WithCQSize(min(4*entries, uring.MaxCQEntries)))
+	if err != nil {
+		return nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		_ = r.Close()
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	return &Shared{r: r, efd: efd, reaperRun: make(chan struct{}, 1)}, nil
+}
+
+// Ring returns the Shared's ring, for registrations only: do not submit or
+// reap on it.
+func (s *Shared) Ring() *uring.Ring { return s.r }
+
+// Do submits the SQE prep fills and returns its result: the CQE's res and
+// flags, or an error prep returned (the SQE is then dropped), or
+// uring.ErrClosed. prep is called under the Shared's lock (and again when
+// the kernel cancelled the request on its own); keep it short and do not
+// call the Shared from it. keep is memory the SQE points at: it is pinned
+// until the CQE. A negative res is the kernel's error for the request.
+func (s *Shared) Do(prep func(q *sys.SQE) error, keep []byte) (res int32, flags uint32, err error) {
+	for attempt := 0; ; attempt++ {
+		res, flags, err = s.do(prep, keep)
+		if err != nil || res != -int32(syscall.ECANCELED) || attempt == maxResubmits {
+			return res, flags, err
+		}
+		// Cancelled without a cancel: never ran (see the type's doc).
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return 0, 0, uring.ErrClosed
+		}
+	}
+}
+
+func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return 0, 0, uring.ErrClosed
+	}
+	q, err := s.sqe()
+	if err != nil {
+		s.mu.Unlock()
+		return 0, 0, err
+	}
+	if err := prep(q); err != nil {
+		sqe.Nop(q) // handed out: let it pass
+		q.UserData = udata.Ignore
+		s.mu.Unlock()
+		return 0, 0, err
+	}
+	op := s.take()
+	q.UserData = op.token()
+	if len(keep) > 0 {
+		op.pin.Pin(&keep[0])
+	}
+	s.pending++
+	if !s.leading {
+		s.leading = true
+		s.lead(op) // alone: submit and wait in one enter
+	} else {
+		// The leader submits it: before it sleeps again, or now, woken.
+		wake := s.sleeping && !s.woken
+		s.woken = s.woken || wake
+		s.mu.Unlock()
+		if wake {
+			s.wakeLeader()
+		}
+		<-op.wake
+		if op.state == opLead {
+			s.mu.Lock()
+			s.lead(op)
+		}
+	}
+	res, flags := op.res, op.flags
+	op.pin.Unpin()
+	s.mu.Lock()
+	s.put(op)
+	s.mu.Unlock()
+	return res, flags, nil
+}
+
+// sqe hands out an SQE, submitting what is published to make room (mu
+// held).
+func (s *Shared) sqe() (*sys.SQE, error) {
+	for {
+		q, err := s.r.GetSQE()
+		if err != uring.ErrSQFull {
+			if errors.Is(err, uring.ErrClosed) {
+				err = uring.ErrClosed
+			}
+			return q, err
+		}
+		if _, err := s.r.EnterWait(s.r.Publish(), 0); err != nil && !errors.Is(err, syscall.EBUSY) && !errors.Is(err, syscall.EAGAIN) {
+			return nil, err
+		}
+	}
+}
+
+// lead submits what is published, waits in the kernel and delivers what
+// completes, until my operation is done; then it hands the lead to a
+// goroutine still waiting, if any. Called with mu held; returns without.
+func (s *Shared) lead(my *sharedOp) {
+	for {
+		s.arm()
+		n := s.r.Publish()
+		s.sleeping, s.woken = true, false
+		s.mu.Unlock()
+		_, err := s.r.EnterWait(n, 1)
+		s.mu.Lock()
+		s.sleeping = false
+		s.reap(my)
+		if err != nil && errors.Is(err, uring.ErrClosed) {
+			s.failAll(my) // the ring is gone: nothing more will complete
+		}
+		if my.state == opDone {
+			if s.pending > 0 {
+				s.startReaper() // others wait: the reaper leads now
+			} else {
+				s.leading = false
+			}
+			s.mu.Unlock()
+			return
+		}
+		if s.pending > 1 {
+			// Not alone any more: the reaper takes over, and this goroutine
+			// waits for its CQE as the others do.
+			s.startReaper()
+			s.mu.Unlock()
+			<-my.wake
+			return
+		}
+	}
+}
+
+// startReaper hands the lead to the reaper (mu held): it submits what is
+// published at once.
+func (s *Shared) startReaper() {
+	s.reaping = true
+	if !s.reaperOn {
+		s.reaperOn = true
+		s.idleTimer = time.AfterFunc(time.Hour, s.wakeLeader)
+		s.idleTimer.Stop()
+		go s.reaper()
+	}
+	select {
+	case s.reaperRun <- struct{}{}:
+	default:
+	}
+}
+
+// reaper leads while there is work: it submits what goroutines publish
+// (they wake it through the eventfd while it sleeps), waits in the kernel
+// and delivers completions in batches. After reaperIdle with nothing in
+// flight (a timer wakes it) it gives the lead up and parks until handed
+// it again; after Close it ends once nothing is in flight.
+func (s *Shared) reaper() {
+	runtime.LockOSThread() // its requests' completion work comes to this thread, which waits for it
+	defer runtime.UnlockOSThread()
+	for {
+		<-s.reaperRun
+		s.mu.Lock()
+		idleSince := time.Time{}
+		for !(s.closed && s.pending == 0) {
+			if s.pending > 0 {
+				idleSince = time.Time{}
+			} else if idleSince.IsZero() {
+				idleSince = time.Now()
+				s.idleTimer.Reset(reaperIdle)
+			} else if time.Since(idleSince) >= reaperIdle {
+				break
+			}
+			s.arm()
+			n := s.r.Publish()
+			s.sleeping, s.woken = true, false
+			s.mu.Unlock()
+			_, err := s.r.EnterWait(n, 1)
+			s.mu.Lock()
+			s.sleeping = false
+			s.reap(nil)
+			if err != nil && errors.Is(err, uring.ErrClosed) {
+				s.failAll(nil)
+			}
+		}
+		s.idleTimer.Stop()
+		s.reaping, s.leading = false, false
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+	}
+}
+
+// arm puts the poll of the wake eventfd in the SQ when it is not in the
+// ring (mu held); a full SQ leaves it for the next round.
+func (s *Shared) arm() {
+	if s.armed || s.closed {
+		return
+	}
+	q, err := s.r.GetSQE()
+	if err != nil {
+		return
+	}
+	if sqe.PollAdd(q, s.efd, unix.POLLIN) != nil {
+		sqe.Nop(q)
+		q.UserData = udata.Ignore
+		return
+	}
+	q.UserData = udata.WakePoll
+	s.armed = true
+}
+
+// wakeLeader ends the leader's wait in the kernel.
+func (s *Shared) wakeLeader() {
+	one := [8]byte{1}
+	_, _ = unix.Write(s.efd, one[:]) // EAGAIN: the counter is up already
+}
+
+// reap delivers every ready CQE (mu held): the result goes into its
+// operation, whose goroutine is woken (the leader's own is not).
+func (s *Shared) reap(my *sharedOp) {
+	for cs := s.r.PeekBatch(); len(cs) > 0; cs = s.r.PeekBatch() {
+		for i := range cs {
+			c := &cs[i]
+			if c.UserData == udata.WakePoll {
+				var cnt [8]byte
+				_, _ = unix.Read(s.efd, cnt[:]) // level-triggered: drained before the poll is armed again
+				s.armed = false
+				continue
+			}
+			op := s.lookup(c.UserData)
+			if op == nil {
+				continue // reserved (a dropped SQE) or stale
+			}
+			op.res, op.flags, op.state = c.Res, uint32(c.Flags), opDone
+			s.pending--
+			if op != my {
+				op.wake <- struct{}{}
+			}
+		}
+		s.r.Advance(uint32(len(cs)))
+	}
+	if s.closed && s.pending == 0 && s.drained != nil {
+		close(s.drained)
+		s.drained = nil
+	}
+}
+
+// failAll completes every operation still waiting with ErrClosed's errno
+// (mu held): after the ring was closed under them their CQEs never come.
+func (s *Shared) failAll(my *sharedOp) {
+	for _, op := range s.ops {
+		if op != nil && op.gen&1 != 0 && op.state != opDone {
+			op.res, op.state = -int32(syscall.ECANCELED), opDone
+			s.pending--
+			if op != my {
+				op.wake <- struct{}{}
+			}
+		}
+	}
+}
+
+// take returns a free operation record, in flight (odd generation) (mu
+// held).
+func (s *Shared) take() *sharedOp {
+	var op *sharedOp
+	if n := len(s.free); n > 0 {
+		op = s.ops[s.free[n-1]]
+		s.free = s.free[:n-1]
+	} else {
+		op = &sharedOp{idx: uint32(len(s.ops)), wake: make(chan struct{}, 1)}
+		s.ops = append(s.ops, op)
+	}
+	op.gen = (op.gen + 1) & genMask
+	op.state, op.res, op.flags = opWaiting, 0, 0
+	return op
+}
+
+// put frees op (mu held): its generation turns even.
+func (s *Shared) put(op *sharedOp) {
+	op.gen = (op.gen + 1) & genMask
+	s.free = append(s.free, op.idx)
+}
+
+func (op *sharedOp) token() uint64 { return uint64(token(op.idx, op.gen)) }
+
+// lookup is the operation a CQE's user_data names, or nil (mu held).
+func (s *Shared) lookup(ud uint64) *sharedOp {
+	idx := uint32(ud)
+	if ud&internalBit != 0 || idx >= uint32(len(s.ops)) {
+		return nil
+	}
+	op := s.ops[idx]
+	if g := uint32(ud >> 32); op.gen != g || g&1 == 0 || op.state == opDone {
+		return nil
+	}
+	return op
+}
+
+// Close cancels what is in flight, waits for those CQEs (the kernel may
+// use their memory until then) and closes the ring. Do returns
+// uring.ErrClosed afterwards. Safe to call more than once.
+func (s *Shared) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	var drained chan struct{}
+	if s.pending > 0 {
+		drained = make(chan struct{})
+		s.drained = drained
+		if q, err := s.r.GetSQE(); err == nil {
+			sqe.CancelAny(q)
+			q.OpFlags |= sys.AsyncCancelAll
+			q.UserData = udata.Cancel
+			_, _ = s.r.EnterWait(s.r.Publish(), 0)
+		}
+	}
+	s.mu.Unlock()
+	if drained != nil {
+		<-drained // the goroutines waiting keep reaping until the last CQE
+	}
+	s.mu.Lock()
+	if s.reaperOn && !s.reaping {
+		s.reaping = true // a parked reaper wakes to see closed, and ends
+		select {
+		case s.reaperRun <- struct{}{}:
+		default:
+		}
+	}
+	s.mu.Unlock()
+	err := s.r.Close() // cancels the wake poll, which holds no memory
+	_ = unix.Close(s.efd)
+	return err
+}

@@ -1,0 +1,228 @@
+//go:build linux
+
+package poll
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+func newShared(t *testing.T, entries uint32) *Shared {
+	t.Helper()
+	s, err := NewShared(entries)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	return s
+}
+
+func nopPrep(q *sys.SQE) error { sqe.Nop(q); return nil }
+
+// Many goroutines read different parts of one file through one Shared:
+// every read returns its own bytes, whoever led when it completed.
+func TestSharedConcurrentReads(t *testing.T) {
+	s := newShared(t, 32) // fewer SQEs than goroutines: the SQ fills and drains
+	path := filepath.Join(t.TempDir(), "data")
+	const block, blocks = 512, 256
+	data := make([]byte, block*blocks)
+	for i := range data {
+		data[i] = byte(i / block)
+	}
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	fd := int(f.Fd())
+	var wg sync.WaitGroup
+	errs := make(chan error, blocks)
+	for g := 0; g < 64; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			buf := make([]byte, block)
+			for k := 0; k < 20; k++ {
+				b := (g*7 + k*13) % blocks
+				res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, fd, buf, int64(b*block)) }, buf)
+				if err != nil || res != block {
+					errs <- fmt.Errorf("block %d: res %d err %v", b, res, err)
+					return
+				}
+				for _, c := range buf {
+					if c != byte(b) {
+						errs <- fmt.Errorf("block %d: read byte %d", b, c)
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// The lead moves: a lone goroutine leads; once two are in flight the
+// reaper takes the lead and reaps every CQE, and it gives the lead up when
+// nothing has been in flight for reaperIdle.
+func TestSharedLeadHandoff(t *testing.T) {
+	s := newShared(t, 8)
+	r1, w1 := testutil.Pipe(t)
+	r2, w2 := testutil.Pipe(t)
+	read := func(fd int) chan int32 {
+		out := make(chan int32, 1)
+		go func() {
+			buf := make([]byte, 1)
+			res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, fd, buf, -1) }, buf)
+			if err != nil {
+				res = -1
+			}
+			out <- res
+		}()
+		return out
+	}
+	a := read(r1)
+	waitPending(t, s, 1)
+	b := read(r2)
+	waitPending(t, s, 2)
+	// The second read completes first: its CQE is reaped by the first.
+	_, err := unix.Write(w2, []byte("y"))
+	require.NoError(t, err)
+	require.Equal(t, int32(1), within(t, b))
+	// Then the leader's own; with nothing left the lead is given up.
+	_, err = unix.Write(w1, []byte("x"))
+	require.NoError(t, err)
+	require.Equal(t, int32(1), within(t, a))
+
+	// The first read completes first, with another still in flight: the
+	// reaper, which leads, delivers both.
+	c := read(r1)
+	waitPending(t, s, 1)
+	d := read(r2)
+	waitPending(t, s, 2)
+	_, err = unix.Write(w1, []byte("x"))
+	require.NoError(t, err)
+	require.Equal(t, int32(1), within(t, c))
+	_, err = unix.Write(w2, []byte("y"))
+	require.NoError(t, err)
+	require.Equal(t, int32(1), within(t, d))
+	// Nothing in flight: the reaper gives the lead up after reaperIdle.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(reaperIdle) {
+		s.mu.Lock()
+		leading := s.leading
+		s.mu.Unlock()
+		if !leading {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "nothing in flight for a minute and the lead was not given up")
+	}
+}
+
+// waitPending waits until n operations are in flight (a minute at most: a
+// hang guard).
+func waitPending(t *testing.T, s *Shared, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; runtime.Gosched() {
+		s.mu.Lock()
+		p := s.pending
+		s.mu.Unlock()
+		if p >= n {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "only %d of %d operations in flight", p, n)
+	}
+}
+
+func within(t *testing.T, ch chan int32) int32 {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatal("no result within a minute")
+		return 0
+	}
+}
+
+// A request the kernel cancels on its own (a signal spoiling the start of
+// its thread's first io-wq worker: every pipe read and write on 5.10 and
+// 6.1, IOSQE_ASYNC ones everywhere) never ran: Do submits it again, and
+// its caller never sees -ECANCELED. Each round runs on a new thread under
+// a SIGURG storm.
+func TestSharedResubmitsKernelCancels(t *testing.T) {
+	s := newShared(t, 8)
+	for round := 0; round < 48; round++ {
+		r, w := testutil.Pipe(t)
+		_, err := unix.Write(w, []byte("x"))
+		require.NoError(t, err)
+		res := make(chan int32, 1)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the next round gets another thread
+			stop := testutil.SignalStorm(unix.Gettid())
+			defer stop()
+			buf := make([]byte, 1)
+			n, _, err := s.Do(func(q *sys.SQE) error {
+				if err := sqe.Read(q, r, buf, -1); err != nil {
+					return err
+				}
+				sqe.Async(q)
+				return nil
+			}, buf)
+			if err != nil {
+				n = -1
+			}
+			res <- n
+		}()
+		require.Equal(t, int32(1), within(t, res), "round %d", round)
+	}
+}
+
+// Close cancels what is in flight and waits for it; Do returns ErrClosed.
+func TestSharedClose(t *testing.T) {
+	s, err := NewShared(4)
+	require.NoError(t, err)
+	r, _ := testutil.Pipe(t)
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 1)
+		_, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, r, buf, -1) }, buf)
+		done <- err
+	}()
+	waitPending(t, s, 1)
+	testutil.Require(t, uring.Supports(uring.CapCancelFlags)) // CANCEL_ANY (5.19)
+	require.NoError(t, s.Close())
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, uring.ErrClosed)
+	case <-time.After(time.Minute):
+		t.Fatal("Do still waits after Close")
+	}
+	_, _, err = s.Do(nopPrep, nil)
+	require.ErrorIs(t, err, uring.ErrClosed)
+	require.NoError(t, s.Close(), "a second Close")
+}
+
+// A goroutine alone submits and waits in one enter, and allocates nothing.
+func TestSharedAllocs(t *testing.T) {
+	s := newShared(t, 8)
+	buf := make([]byte, 8)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, _, err := s.Do(nopPrep, buf); err != nil {
+			panic(err)
+		}
+	})
+	require.Zero(t, allocs)
+}
