@@ -5,6 +5,7 @@ package task
 import (
 	"encoding/json"
 	"expvar"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 // The counters count what ran: tasks spawned, file (pipe) reads and
 // writes, a sleep, a socket round trip; the runtime sums its executors,
 // and Publish serves the same as an expvar.
+// statsRuns counts TestStats runs in this process.
+var statsRuns int
+
 func TestStats(t *testing.T) {
 	rt := newRuntime(t, 2)
 	ex := rt.Executors()[0]
@@ -59,7 +63,9 @@ func TestStats(t *testing.T) {
 	require.Equal(t, 2, sum.Executors)
 	require.GreaterOrEqual(t, sum.TasksSpawned, after.TasksSpawned)
 
-	name := "uring_task_test_" + t.Name() + "_" + rt.Backend().Kind.String()
+	// expvar names live for the process: each run (-count) takes a new one.
+	statsRuns++
+	name := fmt.Sprintf("uring_task_test_%s_%s_%d", t.Name(), rt.Backend().Kind, statsRuns)
 	require.NoError(t, rt.Publish(name))
 	require.ErrorIs(t, rt.Publish(name), ErrPublished)
 	var got Stats
