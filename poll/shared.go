@@ -188,6 +188,89 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, er
 	return res, flags, nil
 }
 
+// DoBatch submits len(res) SQEs, prep(i, q) filling the i-th, and waits
+// for all of them: res[i] is the i-th CQE's res (a negative errno for a
+// request that failed). keep(i) is memory the i-th SQE points at, pinned
+// until its CQE (keep may be nil). The SQEs go to the reaper's thread,
+// which submits them in one enter with whatever else is published. When
+// prep fails for the i-th, the SQEs before it still run and are waited
+// for; the rest are not submitted (their res is 0) and the error is
+// returned. Requests the kernel cancelled on its own are submitted again,
+// one by one.
+func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep func(i int) []byte) error {
+	n := len(res)
+	if n == 0 {
+		return nil
+	}
+	ops := make([]*sharedOp, 0, n)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return uring.ErrClosed
+	}
+	var perr error
+	for i := 0; i < n; i++ {
+		q, err := s.sqe()
+		if err != nil {
+			perr = err
+			break
+		}
+		if err := prep(i, q); err != nil {
+			sqe.Nop(q) // handed out: let it pass
+			q.UserData = udata.Ignore
+			perr = err
+			break
+		}
+		op := s.take()
+		q.UserData = op.token()
+		if keep != nil {
+			if b := keep(i); len(b) > 0 {
+				op.pin.Pin(&b[0])
+			}
+		}
+		s.pending++
+		ops = append(ops, op)
+	}
+	if !s.leading {
+		s.leading = true
+		s.startReaper() // a batch is never alone: the reaper submits it
+	} else if s.sleeping && !s.woken {
+		s.woken = true
+		s.mu.Unlock()
+		s.wakeLeader()
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
+	for i, op := range ops {
+		<-op.wake
+		res[i] = op.res
+		op.pin.Unpin()
+	}
+	s.mu.Lock()
+	for _, op := range ops {
+		s.put(op)
+	}
+	s.mu.Unlock()
+	for i := range ops {
+		for attempt := 0; res[i] == -int32(syscall.ECANCELED) && attempt < maxResubmits; attempt++ {
+			// Cancelled without a cancel: never ran (see the type's doc).
+			var kept []byte
+			if keep != nil {
+				kept = keep(i)
+			}
+			r, _, err := s.Do(func(q *sys.SQE) error { return prep(i, q) }, kept)
+			if err != nil {
+				return err
+			}
+			res[i] = r
+		}
+	}
+	for i := len(ops); i < n; i++ {
+		res[i] = 0
+	}
+	return perr
+}
+
 // sqe hands out an SQE, submitting what is published to make room (mu
 // held).
 func (s *Shared) sqe() (*sys.SQE, error) {

@@ -1,0 +1,60 @@
+//go:build linux
+
+package fileio
+
+import (
+	"errors"
+	"os"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+// preadBatch submits one read per op (up to maxRW bytes each) through one
+// ring and sets each op's N (bytes read) or Err; false when no ring took
+// them (the rings are closed).
+func (f *File) preadBatch(ops []ReadOp) bool {
+	res := make([]int32, len(ops))
+	valid := 0
+	for i := range ops {
+		ops[i].N, ops[i].Err = 0, f.checkReadOp(&ops[i])
+		if ops[i].Err == nil {
+			valid++
+		}
+	}
+	s := f.rings.pick()
+	if s != nil && valid > 0 {
+		fd := f.fd
+		err := s.DoBatch(res, func(i int, q *sys.SQE) error {
+			op := &ops[i]
+			if op.Err != nil || len(op.Buf) == 0 {
+				sqe.Nop(q) // keeps the indices: its res (0) is ignored
+				return nil
+			}
+			return sqe.Read(q, fd, op.Buf[:min(len(op.Buf), maxRW)], op.Off)
+		}, func(i int) []byte { return ops[i].Buf })
+		if err == nil {
+			for i := range ops {
+				if ops[i].Err != nil || len(ops[i].Buf) == 0 {
+					continue
+				}
+				n, err := result(res[i])
+				ops[i].N = n
+				if err != nil {
+					ops[i].Err = &os.PathError{Op: "read", Path: f.of.Name(), Err: err}
+				}
+			}
+			return true
+		}
+		if !errors.Is(err, uring.ErrClosed) {
+			for i := range ops {
+				if ops[i].Err == nil {
+					ops[i].Err = &os.PathError{Op: "read", Path: f.of.Name(), Err: err}
+				}
+			}
+			return true
+		}
+	}
+	return valid == 0
+}

@@ -1,0 +1,39 @@
+// Package fileio gives ordinary goroutines files on io_uring, called like
+// os's: Open, OpenFile, Create, ReadFile and WriteFile need no set-up (the
+// package starts its rings on first use, sized from GOMAXPROCS, as Go's
+// netpoller needs none), and *File has *os.File's methods and meaning.
+// FS(root) is an fs.FS over them, rooted as safely as os.DirFS, that
+// http.FileServer serves.
+//
+// How a read travels: File.ReadAt on a regular file first asks the page
+// cache without waiting (preadv2 RWF_NOWAIT); what the cache cannot give
+// goes to one of the package's rings (poll.Shared). A goroutine alone on
+// its ring submits and waits in one io_uring_enter, as pread(2) would, on
+// its own thread; when many read at once, the ring's reaper thread
+// submits their SQEs and reaps their CQEs in batches, and each goroutine
+// is woken with its result. Reads of a file opened with O_DIRECT skip the
+// cache probe. ReadAtBatch submits many reads in one enter. WriteAt
+// writes through the ring the same way.
+//
+// What stays os's: a file that Go's netpoller can wait on (a pipe, a FIFO,
+// a character device, a socket) is read and written through *os.File, so
+// deadlines (SetDeadline, SetReadDeadline, SetWriteDeadline) and Close
+// while a read waits behave exactly as os's: the read returns an error
+// wrapping os.ErrClosed. Read, Write and Seek (the file position), Stat,
+// Sync, Truncate, ReadDir, ReadFrom and WriteTo (copy_file_range,
+// sendfile, splice) are os's too: io_uring makes none of them faster.
+//
+// Lifecycle: Close waits for the file's ring operations in flight (reads
+// and writes of regular files, which complete) and then closes the fd
+// through os, so Close always releases it, also after the rings were
+// closed. Calls after Close, and a second Close, return errors wrapping
+// os.ErrClosed.
+//
+// Without io_uring (another OS, a kernel without it, io_uring_disabled,
+// a seccomp filter) the same calls run on plain system calls through
+// *os.File.
+//
+// Rings is the explicit form, for a program that sizes the rings itself
+// (NewRings) or closes them (Rings.Close); the package-level functions use
+// Default().
+package fileio

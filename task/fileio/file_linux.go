@@ -1,0 +1,126 @@
+//go:build linux
+
+package fileio
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/fdio"
+	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
+)
+
+// NewFile wraps of, which the File then owns (close the File, not of).
+// Its reads and writes at offsets go through r's rings when of is a
+// regular file or a block device; everything else stays os's.
+func (r *Rings) NewFile(of *os.File) *File {
+	if of == nil {
+		return nil
+	}
+	f := &File{of: of, fd: -1}
+	if len(r.rings) == 0 {
+		return f
+	}
+	rc, err := of.SyscallConn()
+	if err != nil {
+		return f
+	}
+	var st unix.Stat_t
+	var fl int
+	var ctlErr error
+	if err := rc.Control(func(fd uintptr) {
+		f.fd = int(fd)
+		if ctlErr = unix.Fstat(f.fd, &st); ctlErr == nil {
+			fl, ctlErr = unix.FcntlInt(fd, unix.F_GETFL, 0)
+		}
+	}); err != nil || ctlErr != nil {
+		return f
+	}
+	if kind := st.Mode & unix.S_IFMT; kind != unix.S_IFREG && kind != unix.S_IFBLK {
+		return f // pollable or special: os's throughout
+	}
+	f.rings = r
+	f.direct = fl&unix.O_DIRECT != 0
+	f.append = fl&unix.O_APPEND != 0
+	f.nowaitRead.Store(!f.direct)
+	f.nowaitWrite.Store(!f.direct)
+	return f
+}
+
+// pread is one read of up to len(b) bytes at off: from the page cache
+// without waiting when it holds them, else through a ring (plain pread
+// once the rings are closed).
+func (f *File) pread(b []byte, off int64) (int, error) {
+	if f.nowaitRead.Load() {
+		n, err := fdio.PreadNowait(f.fd, b, off)
+		switch {
+		case err == nil:
+			return n, nil // all, part (the rest comes next round) or 0 at EOF
+		case err == unix.EOPNOTSUPP || err == unix.ENOSYS || err == unix.EINVAL:
+			f.nowaitRead.Store(false) // no RWF_NOWAIT here: the ring every time
+		case err != unix.EAGAIN:
+			return 0, err
+		}
+	}
+	if s := f.rings.pick(); s != nil {
+		fd := f.fd
+		res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, fd, b, off) }, b)
+		if err == nil {
+			return result(res)
+		}
+		if !errors.Is(err, uring.ErrClosed) {
+			return 0, err
+		}
+	}
+	return ignoringEINTR(func() (int, error) { return unix.Pread(f.fd, b, off) })
+}
+
+// pwrite is one write of up to len(b) bytes at off: into the page cache
+// without waiting when it can, else through a ring (plain pwrite once the
+// rings are closed).
+func (f *File) pwrite(b []byte, off int64) (int, error) {
+	if f.nowaitWrite.Load() {
+		n, err := fdio.PwriteNowait(f.fd, b, off)
+		switch {
+		case err == nil:
+			return n, nil
+		case err == unix.EOPNOTSUPP || err == unix.ENOSYS || err == unix.EINVAL:
+			f.nowaitWrite.Store(false)
+		case err != unix.EAGAIN:
+			return 0, err
+		}
+	}
+	if s := f.rings.pick(); s != nil {
+		fd := f.fd
+		res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Write(q, fd, b, off) }, b)
+		if err == nil {
+			return result(res)
+		}
+		if !errors.Is(err, uring.ErrClosed) {
+			return 0, err
+		}
+	}
+	return ignoringEINTR(func() (int, error) { return unix.Pwrite(f.fd, b, off) })
+}
+
+// result turns a CQE's res into a count or the errno.
+func result(res int32) (int, error) {
+	if res < 0 {
+		return 0, syscall.Errno(-res)
+	}
+	return int(res), nil
+}
+
+func ignoringEINTR(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
