@@ -51,6 +51,7 @@ type Shared struct {
 	woken    bool // the leader was woken since it went to sleep
 	pending  int  // operations submitted whose CQE was not delivered
 	closed   bool
+	broken   error // io_uring_enter failed for good (a seccomp filter added later): every call fails with it
 	drained  chan struct{} // closed by the reap that delivers the last CQE after Close began
 
 	// The leader's wake: an eventfd whose readability a POLL_ADD in the
@@ -59,19 +60,18 @@ type Shared struct {
 	efd   int
 	armed bool // the poll is in the ring
 
-	// The reaper: a goroutine (on a thread of its own while it leads) that
-	// takes the lead as soon as two operations are in flight and keeps it
-	// while operations keep coming, so that a busy Shared has one thread
-	// that submits and reaps in batches instead of a lead that moves from
-	// goroutine to goroutine.
-	reaping   bool          // the reaper leads
-	reaperRun chan struct{} // wakes the parked reaper to lead
-	reaperOn  bool          // the reaper goroutine exists
-	idleTimer *time.Timer   // wakes the idle reaper to give the lead up
+	// The reaper: a goroutine (on a thread of its own) that takes the
+	// lead as soon as two operations are in flight and keeps it while
+	// operations keep coming, so that a busy Shared has one thread that
+	// submits and reaps in batches instead of a lead that moves from
+	// goroutine to goroutine. It ends after reaperIdle with nothing in
+	// flight; the next busy spell starts another.
+	reaping   bool        // the reaper leads
+	idleTimer *time.Timer // wakes the idle reaper to end
 }
 
 // reaperIdle is how long the reaper keeps the lead with nothing in
-// flight, waiting in the kernel for the next SQE, before it parks and
+// flight, waiting in the kernel for the next SQE, before it ends and
 // leaves the lead to the next lone goroutine.
 const reaperIdle = time.Millisecond
 
@@ -111,7 +111,10 @@ func NewShared(entries uint32) (*Shared, error) {
 		_ = r.Close()
 		return nil, os.NewSyscallError("eventfd", err)
 	}
-	return &Shared{r: r, efd: efd, reaperRun: make(chan struct{}, 1)}, nil
+	s := &Shared{r: r, efd: efd}
+	s.idleTimer = time.AfterFunc(time.Hour, s.wakeLeader)
+	s.idleTimer.Stop()
+	return s, nil
 }
 
 // Ring returns the Shared's ring, for registrations only: do not submit or
@@ -131,20 +134,17 @@ func (s *Shared) Do(prep func(q *sys.SQE) error, keep []byte) (res int32, flags 
 			return res, flags, err
 		}
 		// Cancelled without a cancel: never ran (see the type's doc).
-		s.mu.Lock()
-		closed := s.closed
-		s.mu.Unlock()
-		if closed {
-			return 0, 0, uring.ErrClosed
+		if err := s.usable(); err != nil {
+			return 0, 0, err
 		}
 	}
 }
 
 func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, error) {
 	s.mu.Lock()
-	if s.closed {
+	if err := s.unusable(); err != nil {
 		s.mu.Unlock()
-		return 0, 0, uring.ErrClosed
+		return 0, 0, err
 	}
 	q, err := s.sqe()
 	if err != nil {
@@ -204,9 +204,9 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 	}
 	ops := make([]*sharedOp, 0, n)
 	s.mu.Lock()
-	if s.closed {
+	if err := s.unusable(); err != nil {
 		s.mu.Unlock()
-		return uring.ErrClosed
+		return err
 	}
 	var perr error
 	for i := 0; i < n; i++ {
@@ -301,9 +301,7 @@ func (s *Shared) lead(my *sharedOp) {
 		s.mu.Lock()
 		s.sleeping = false
 		s.reap(my)
-		if err != nil && errors.Is(err, uring.ErrClosed) {
-			s.failAll(my) // the ring is gone: nothing more will complete
-		}
+		s.entered(err, my)
 		if my.state == opDone {
 			if s.pending > 0 {
 				s.startReaper() // others wait: the reaper leads now
@@ -327,60 +325,44 @@ func (s *Shared) lead(my *sharedOp) {
 // startReaper hands the lead to the reaper (mu held): it submits what is
 // published at once.
 func (s *Shared) startReaper() {
-	s.reaping = true
-	if !s.reaperOn {
-		s.reaperOn = true
-		s.idleTimer = time.AfterFunc(time.Hour, s.wakeLeader)
-		s.idleTimer.Stop()
+	if !s.reaping {
+		s.reaping = true
 		go s.reaper()
-	}
-	select {
-	case s.reaperRun <- struct{}{}:
-	default:
 	}
 }
 
 // reaper leads while there is work: it submits what goroutines publish
 // (they wake it through the eventfd while it sleeps), waits in the kernel
 // and delivers completions in batches. After reaperIdle with nothing in
-// flight (a timer wakes it) it gives the lead up and parks until handed
-// it again; after Close it ends once nothing is in flight.
+// flight (a timer wakes it), or once Close began and nothing is in
+// flight, it gives the lead up and ends.
 func (s *Shared) reaper() {
 	runtime.LockOSThread() // its requests' completion work comes to this thread, which waits for it
 	defer runtime.UnlockOSThread()
-	for {
-		<-s.reaperRun
-		s.mu.Lock()
-		idleSince := time.Time{}
-		for !(s.closed && s.pending == 0) {
-			if s.pending > 0 {
-				idleSince = time.Time{}
-			} else if idleSince.IsZero() {
-				idleSince = time.Now()
-				s.idleTimer.Reset(reaperIdle)
-			} else if time.Since(idleSince) >= reaperIdle {
-				break
-			}
-			s.arm()
-			n := s.r.Publish()
-			s.sleeping, s.woken = true, false
-			s.mu.Unlock()
-			_, err := s.r.EnterWait(n, 1)
-			s.mu.Lock()
-			s.sleeping = false
-			s.reap(nil)
-			if err != nil && errors.Is(err, uring.ErrClosed) {
-				s.failAll(nil)
-			}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idleSince := time.Time{}
+	for !((s.closed || s.broken != nil) && s.pending == 0) {
+		if s.pending > 0 {
+			idleSince = time.Time{}
+		} else if idleSince.IsZero() {
+			idleSince = time.Now()
+			s.idleTimer.Reset(reaperIdle)
+		} else if time.Since(idleSince) >= reaperIdle {
+			break
 		}
-		s.idleTimer.Stop()
-		s.reaping, s.leading = false, false
-		closed := s.closed
+		s.arm()
+		n := s.r.Publish()
+		s.sleeping, s.woken = true, false
 		s.mu.Unlock()
-		if closed {
-			return
-		}
+		_, err := s.r.EnterWait(n, 1)
+		s.mu.Lock()
+		s.sleeping = false
+		s.reap(nil)
+		s.entered(err, nil)
 	}
+	s.idleTimer.Stop()
+	s.reaping, s.leading = false, false
 }
 
 // arm puts the poll of the wake eventfd in the SQ when it is not in the
@@ -436,6 +418,36 @@ func (s *Shared) reap(my *sharedOp) {
 		close(s.drained)
 		s.drained = nil
 	}
+}
+
+// entered handles io_uring_enter's error (mu held): after Close, or an
+// error that no retry cures (EPERM from a seccomp filter installed after
+// the ring was made, EBADF, EFAULT), nothing more will complete, so every
+// operation waiting fails. EINTR was retried; EAGAIN and EBUSY (no memory
+// or a full CQ for now) are tried again by the next enter.
+func (s *Shared) entered(err error, my *sharedOp) {
+	switch {
+	case err == nil || errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.ETIME):
+		return
+	case !errors.Is(err, uring.ErrClosed) && s.broken == nil:
+		s.broken = fmt.Errorf("poll: Shared: %w", err)
+	}
+	s.failAll(my)
+}
+
+// unusable is why no new operation may start (mu held), or nil.
+func (s *Shared) unusable() error {
+	if s.closed {
+		return uring.ErrClosed
+	}
+	return s.broken
+}
+
+// usable is unusable taking the lock.
+func (s *Shared) usable() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unusable()
 }
 
 // failAll completes every operation still waiting with ErrClosed's errno
@@ -514,16 +526,7 @@ func (s *Shared) Close() error {
 	if drained != nil {
 		<-drained // the goroutines waiting keep reaping until the last CQE
 	}
-	s.mu.Lock()
-	if s.reaperOn && !s.reaping {
-		s.reaping = true // a parked reaper wakes to see closed, and ends
-		select {
-		case s.reaperRun <- struct{}{}:
-		default:
-		}
-	}
-	s.mu.Unlock()
-	err := s.r.Close() // cancels the wake poll, which holds no memory
+	err := s.r.Close() // wakes a reaper idling in the kernel: it ends // cancels the wake poll, which holds no memory
 	_ = unix.Close(s.efd)
 	return err
 }

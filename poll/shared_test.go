@@ -3,6 +3,7 @@
 package poll
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -225,4 +226,76 @@ func TestSharedAllocs(t *testing.T) {
 		}
 	})
 	require.Zero(t, allocs)
+}
+
+// A batch larger than the SQ runs whole: every read returns its own
+// block; a prep error stops the batch there, the SQEs before it still run.
+func TestSharedDoBatch(t *testing.T) {
+	s := newShared(t, 8)
+	path := filepath.Join(t.TempDir(), "data")
+	const block, blocks = 512, 64
+	data := make([]byte, block*blocks)
+	for i := range data {
+		data[i] = byte(i / block)
+	}
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	fd := int(f.Fd())
+	bufs := make([][]byte, 40)
+	for i := range bufs {
+		bufs[i] = make([]byte, block)
+	}
+	res := make([]int32, len(bufs))
+	block0 := func(i int) int { return (i * 7) % blocks }
+	err = s.DoBatch(res, func(i int, q *sys.SQE) error {
+		return sqe.Read(q, fd, bufs[i], int64(block0(i)*block))
+	}, func(i int) []byte { return bufs[i] })
+	require.NoError(t, err)
+	for i := range bufs {
+		require.Equal(t, int32(block), res[i], "read %d", i)
+		require.Equal(t, data[block0(i)*block:(block0(i)+1)*block], bufs[i], "read %d", i)
+	}
+
+	bad := errors.New("prep refused")
+	err = s.DoBatch(res, func(i int, q *sys.SQE) error {
+		if i == 5 {
+			return bad
+		}
+		return sqe.Read(q, fd, bufs[i], 0)
+	}, nil)
+	require.ErrorIs(t, err, bad)
+	for i := range res {
+		if i < 5 {
+			require.Equal(t, int32(block), res[i], "read %d ran", i)
+		} else {
+			require.Zero(t, res[i], "read %d was not submitted", i)
+		}
+	}
+	require.NoError(t, s.DoBatch(nil, nil, nil), "an empty batch")
+	s.mu.Lock()
+	pending := s.pending
+	s.mu.Unlock()
+	require.Zero(t, pending)
+}
+
+// An io_uring_enter that fails for good (here the ring's fd number now
+// names /dev/null, as a seccomp filter added after the ring was made
+// would make it fail with EPERM) fails the calls with its error instead
+// of leaving them waiting.
+func TestSharedBrokenEnterFailsCalls(t *testing.T) {
+	s, err := NewShared(8)
+	require.NoError(t, err)
+	null, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer null.Close()
+	require.NoError(t, unix.Dup2(int(null.Fd()), s.r.Fd()))
+	for range 2 {
+		_, _, err = s.Do(nopPrep, nil)
+		require.ErrorIs(t, err, unix.EOPNOTSUPP)
+	}
+	res := make([]int32, 3)
+	require.ErrorIs(t, s.DoBatch(res, func(i int, q *sys.SQE) error { sqe.Nop(q); return nil }, nil), unix.EOPNOTSUPP)
+	_ = s.Close() // the Ring's own teardown meets /dev/null: its error is not the point
 }

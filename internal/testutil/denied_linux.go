@@ -27,15 +27,24 @@ const disabledKnob = "/proc/sys/kernel/io_uring_disabled"
 // again with kernel.io_uring_disabled = 2 (global: CI runs that step on
 // its own), restoring it after. Each child first checks that io_uring is
 // indeed unavailable to it.
-func MainDenied(m *testing.M) {
-	switch where := os.Getenv(deniedEnv); where {
-	case "seccomp":
+func MainDenied(m *testing.M) { MainDeniedSetup(m, nil) }
+
+// MainDeniedSetup is MainDenied with setup run first in each process,
+// after io_uring is denied there and before the leak check's first look:
+// it starts what lives as long as the process (a package's own rings).
+func MainDeniedSetup(m *testing.M, setup func()) {
+	where := os.Getenv(deniedEnv)
+	if where == "seccomp" {
 		if err := seccomp.DenyIOUring(unix.EPERM); err != nil {
 			fmt.Fprintln(os.Stderr, "denied rerun:", err)
 			os.Exit(3)
 		}
-		fallthrough
-	case "sysctl":
+	}
+	if setup != nil {
+		setup()
+	}
+	switch where {
+	case "seccomp", "sysctl":
 		if err := feature.Available(); !errors.Is(err, feature.ErrUnsupported) {
 			fmt.Fprintf(os.Stderr, "denied rerun (%s): io_uring is still available (%v)\n", where, err)
 			os.Exit(3)

@@ -27,6 +27,9 @@ func (f *File) ReadAtBatch(ops []ReadOp) error {
 	if f.rings == nil || len(ops) == 1 {
 		for i := range ops {
 			ops[i].N, ops[i].Err = f.ReadAt(ops[i].Buf, ops[i].Off)
+			if errors.Is(ops[i].Err, os.ErrClosed) {
+				return ops[i].Err // closed: as on the ring path, no op ran
+			}
 		}
 		return nil
 	}

@@ -3,17 +3,15 @@
 package fileio
 
 import (
-	"errors"
 	"os"
 
-	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
 
 // preadBatch submits one read per op (up to maxRW bytes each) through one
 // ring and sets each op's N (bytes read) or Err; false when no ring took
-// them (the rings are closed).
+// them (the rings are closed or broken).
 func (f *File) preadBatch(ops []ReadOp) bool {
 	res := make([]int32, len(ops))
 	valid := 0
@@ -47,14 +45,7 @@ func (f *File) preadBatch(ops []ReadOp) bool {
 			}
 			return true
 		}
-		if !errors.Is(err, uring.ErrClosed) {
-			for i := range ops {
-				if ops[i].Err == nil {
-					ops[i].Err = &os.PathError{Op: "read", Path: f.of.Name(), Err: err}
-				}
-			}
-			return true
-		}
+		// The rings closed, or their enter fails for good: ReadAt's plain calls.
 	}
 	return valid == 0
 }

@@ -3,13 +3,11 @@
 package fileio
 
 import (
-	"errors"
 	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -54,7 +52,7 @@ func (r *Rings) NewFile(of *os.File) *File {
 
 // pread is one read of up to len(b) bytes at off: from the page cache
 // without waiting when it holds them, else through a ring (plain pread
-// once the rings are closed).
+// once the rings are closed or broken).
 func (f *File) pread(b []byte, off int64) (int, error) {
 	if f.nowaitRead.Load() {
 		n, err := fdio.PreadNowait(f.fd, b, off)
@@ -73,9 +71,7 @@ func (f *File) pread(b []byte, off int64) (int, error) {
 		if err == nil {
 			return result(res)
 		}
-		if !errors.Is(err, uring.ErrClosed) {
-			return 0, err
-		}
+		// The rings closed, or their enter fails for good: the plain call.
 	}
 	return ignoringEINTR(func() (int, error) { return unix.Pread(f.fd, b, off) })
 }
@@ -101,9 +97,7 @@ func (f *File) pwrite(b []byte, off int64) (int, error) {
 		if err == nil {
 			return result(res)
 		}
-		if !errors.Is(err, uring.ErrClosed) {
-			return 0, err
-		}
+		// The rings closed, or their enter fails for good: the plain call.
 	}
 	return ignoringEINTR(func() (int, error) { return unix.Pwrite(f.fd, b, off) })
 }

@@ -13,6 +13,9 @@ type guard struct {
 	state atomic.Int64  // operations in flight | closedBit
 	mu    sync.Mutex    // one Close at a time
 	done  chan struct{} // set by close before closedBit; closed by the last release
+	// A refused acquire counts in and out too, so more than one release
+	// can see the count reach zero after Close: the first closes done.
+	signalled atomic.Bool
 }
 
 const closedBit = 1 << 62
@@ -28,7 +31,7 @@ func (g *guard) acquire() bool {
 
 // release counts one operation out, waking Close after the last.
 func (g *guard) release() {
-	if g.state.Add(-1) == closedBit {
+	if g.state.Add(-1) == closedBit && g.signalled.CompareAndSwap(false, true) {
 		close(g.done)
 	}
 }

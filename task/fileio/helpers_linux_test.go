@@ -1,0 +1,72 @@
+//go:build linux
+
+package fileio
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring/internal/feature"
+)
+
+// requireBackend checks that Default runs where it should: on io_uring
+// when the kernel lets this process have it, on plain calls otherwise.
+func requireBackend(t *testing.T) {
+	t.Helper()
+	if err := feature.Available(); errors.Is(err, feature.ErrUnsupported) {
+		require.Error(t, Default().Fallback(), "io_uring is denied here: the rings must fall back")
+	} else {
+		require.NoError(t, Default().Fallback(), "io_uring is available here")
+	}
+}
+
+// newRings makes Rings closed at the end of the test.
+func newRings(t *testing.T, n int) *Rings {
+	t.Helper()
+	r, err := NewRings(n, 16)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// patterned writes a file of blocks whose bytes name their block.
+func patterned(t *testing.T, dir string, block, blocks int) (string, []byte) {
+	t.Helper()
+	data := make([]byte, block*blocks)
+	for i := range data {
+		data[i] = byte(i/block) ^ byte(i)
+	}
+	p := filepath.Join(dir, "data")
+	require.NoError(t, os.WriteFile(p, data, 0o600))
+	return p, data
+}
+
+// directDir is a directory whose file system takes O_DIRECT (/tmp may be
+// a tmpfs, which refuses it), or "" when none is found.
+func directDir(t *testing.T) string {
+	t.Helper()
+	for _, base := range []string{t.TempDir(), "."} {
+		dir, err := os.MkdirTemp(base, "direct")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		p := filepath.Join(dir, "probe")
+		fd, err := unix.Open(p, unix.O_CREAT|unix.O_RDWR|unix.O_DIRECT|unix.O_CLOEXEC, 0o600)
+		if err == nil {
+			unix.Close(fd)
+			return dir
+		}
+	}
+	return ""
+}
+
+// fdOpen reports whether fd is open in this process.
+func fdOpen(fd int) bool {
+	_, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	return err == nil
+}
