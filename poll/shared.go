@@ -515,11 +515,23 @@ func (s *Shared) Close() error {
 	if s.pending > 0 {
 		drained = make(chan struct{})
 		s.drained = drained
-		if q, err := s.r.GetSQE(); err == nil {
-			sqe.CancelAny(q)
-			q.OpFlags |= sys.AsyncCancelAll
+		// One cancel per operation, by its user_data: every kernel has it
+		// (IORING_ASYNC_CANCEL_ANY is 5.19's).
+		for _, op := range s.ops {
+			if op == nil || op.gen&1 == 0 || op.state == opDone {
+				continue
+			}
+			q, err := s.sqe()
+			if err != nil {
+				break // the ring is gone or broken: failAll ends the waits
+			}
+			_ = sqe.Cancel(q, op.token(), 0)
 			q.UserData = udata.Cancel
-			_, _ = s.r.EnterWait(s.r.Publish(), 0)
+		}
+		if _, err := s.r.EnterWait(s.r.Publish(), 0); err != nil && !errors.Is(err, syscall.EBUSY) && !errors.Is(err, syscall.EAGAIN) {
+			s.failAll(nil)
+			close(drained)
+			s.drained = nil
 		}
 	}
 	s.mu.Unlock()
