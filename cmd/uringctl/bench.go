@@ -39,6 +39,9 @@ bench.Point in cmd/uringctl/internal/bench/point.go); --svg FILE draws the sweep
 randread reads a temp file of --size bytes (default 256M) created in --dir
 (default: the working directory; /tmp may be a tmpfs, which refuses
 O_DIRECT) unless --file names one; --size 1G or 8G matches the seeds.
+files reads the same way (task/fileio vs os.File, from goroutines, with
+CPU time per op); its write modes write a temp file of --size in --dir,
+never --file.
 
 Exit status: 0 ok (also when a workload is not available here: it says
 why), 1 error or bad flags, 2 io_uring unavailable.
@@ -65,9 +68,9 @@ type benchFlags struct {
 func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.qd, "qd", "", "queue depths (randread, overhead) or batch sizes (nop), comma-separated, e.g. 1,4,16,64,128")
+	fs.StringVar(&f.qd, "qd", "", "queue depths (randread, files, overhead) or batch sizes (nop), comma-separated, e.g. 1,4,16,64,128")
 	fs.StringVar(&f.sizes, "sizes", "", "message sizes (tcprecv, echo), e.g. 64,512,2K,8K,64K")
-	fs.StringVar(&f.modes, "mode", "", "modes: randread buffered,direct,fixed,iopoll,sqpoll; tcprecv single,multishot; switch yield,pingpong; http-std keepalive,close,pipeline; chain call,spawn; serve-file go,curl")
+	fs.StringVar(&f.modes, "mode", "", "modes: randread buffered,direct,fixed,iopoll,sqpoll; files direct,buffered,write-direct,write-dsync; tcprecv single,multishot; switch yield,pingpong; http-std keepalive,close,pipeline; chain call,spawn; serve-file go,curl")
 	fs.StringVar(&f.conns, "conns", "", "connections (tcprecv: first value; echo: the sweep; http: wrk/client connections)")
 	fs.StringVar(&f.execs, "executors", "", "task executors (randread: first value; http: the sweep, default 1,NCPU; echo: the sweep, default 1)")
 	fs.StringVar(&f.n, "n", "", "operation counts (spawn, collect: the sweep; switch, channel, chain: per run)")
@@ -75,9 +78,9 @@ func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 	fs.IntVar(&f.depth, "depth", 0, "chain and collect: call-chain depth (default 1000 and 50)")
 	fs.DurationVar(&f.duration, "duration", time.Second, "length of one timed run of one implementation")
 	fs.IntVar(&f.reps, "reps", 3, "runs of each implementation, alternating; the median is reported")
-	fs.StringVar(&f.file, "file", "", "randread: file to read (created or extended to --size), or a block device (only read; --size at most its size)")
-	fs.StringVar(&f.size, "size", "256M", "randread, serve-file: file size (K, M, G suffixes)")
-	fs.StringVar(&f.dir, "dir", "", "randread, serve-file: directory for the temp file (default: the working directory)")
+	fs.StringVar(&f.file, "file", "", "randread, files: file to read (created or extended to --size), or a block device (only read; --size at most its size)")
+	fs.StringVar(&f.size, "size", "256M", "randread, files, serve-file: file size (K, M, G suffixes)")
+	fs.StringVar(&f.dir, "dir", "", "randread, files, serve-file: directory for the temp files (default: the working directory)")
 	fs.BoolVar(&f.json, "json", false, "write one JSON object per point to stdout instead of the table")
 	fs.StringVar(&f.svg, "svg", "", "also draw the sweep as an SVG line chart into this file")
 	fs.BoolVar(&f.noPeers, "no-peers", false, "skip the peers (fio, the C liburing program, fasthttp, wrk: the in-process client is used)")

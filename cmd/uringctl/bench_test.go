@@ -102,6 +102,7 @@ func TestBenchWorkloadsJSON(t *testing.T) {
 	cases := map[string][]string{
 		"nop":      {"--qd", "1,8", "--duration", "20ms"},
 		"randread": {"--size", "8M", "--qd", "1,4", "--duration", "20ms", "--dir", dir},
+		"files":    {"--size", "1M", "--qd", "1,4", "--duration", "20ms", "--dir", dir},
 		// Network runs get 200 ms: under an emulated kernel (the qemu VMs)
 		// a 20 ms run may see no round trip at all.
 		"tcprecv":    {"--sizes", "512", "--duration", "200ms"},

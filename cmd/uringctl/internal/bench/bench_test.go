@@ -48,7 +48,7 @@ func TestRatioAndFormat(t *testing.T) {
 	require.Equal(t, 20000.0, step)
 	require.Equal(t, 100000.0, top)
 	require.Equal(t, 3.0, medianOf([]float64{5, 1, 3}))
-	require.Equal(t, sample{v: 2.5, p99: 15, max: 150, stats: "last"}, median([]sample{{1, 10, 100, nil}, {4, 20, 200, nil}, {2, 30, 300, nil}, {3, 5, 50, "last"}}), "the last rep's task stats")
+	require.Equal(t, sample{v: 2.5, p99: 15, max: 150, cpu: 2.5, stats: "last"}, median([]sample{{1, 10, 100, nil, 1}, {4, 20, 200, nil, 4}, {2, 30, 300, nil, 2}, {3, 5, 50, "last", 3}}), "the last rep's task stats")
 }
 
 func TestProgress(t *testing.T) {
@@ -103,6 +103,7 @@ func TestTable(t *testing.T) {
 	require.NoError(t, WriteTable(&b, []Point{
 		{Workload: "nop", Impl: "poll.Loop", Axis: "batch", X: 8, Value: 60, Unit: "ns/op", Baseline: "uring.Ring", BaselineValue: 55, Ratio: 0.92, Peers: []Peer{{Name: "liburing (C)", Value: 50, Ratio: 0.83}}, Reps: 3},
 		{Workload: "randread", Mode: "iopoll", Impl: "task", Axis: "qd", X: 4, Baseline: "go", Unsupported: "device has no poll queues (vda)"},
+		{Workload: "files", Mode: "direct", Impl: "fileio.File ReadAt", Axis: "qd", X: 16, Value: 44300, Unit: "ops/s", Higher: true, Baseline: "os.File ReadAt", BaselineValue: 41300, Ratio: 1.07, CPU: 10.7, BaselineCPU: 15.5, Reps: 3},
 	}))
 	out := b.String()
 	require.Contains(t, out, "batch=8")
@@ -111,6 +112,8 @@ func TestTable(t *testing.T) {
 	require.Contains(t, out, "liburing (C) 50.0 (0.83x)")
 	require.Contains(t, out, "unsupported")
 	require.Contains(t, out, "device has no poll queues (vda)")
+	require.Contains(t, out, "44.3K ops/s (cpu 10.7 µs/op)")
+	require.Contains(t, out, "41.3K (cpu 15.5 µs/op)")
 }
 
 func TestNotAvailable(t *testing.T) {

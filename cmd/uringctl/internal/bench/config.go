@@ -21,8 +21,8 @@ type Config struct {
 	Depth     int
 	Duration  time.Duration // one timed run of one implementation
 	Reps      int           // runs of each implementation; the median is kept
-	File      string        // randread: the file (default: a temp file)
-	FileSize  int64         // randread: its size (created or extended when smaller)
+	File      string        // randread, files: the file read (default: a temp file)
+	FileSize  int64         // randread, files: its size (created or extended when smaller)
 	Dir       string        // where temp files go (default: the working directory)
 	NoPeers   bool          // skip fio, wrk, the C program
 	Progress  *Progress     // nil: no progress display

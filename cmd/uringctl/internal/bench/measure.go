@@ -14,6 +14,7 @@ type sample struct {
 	p99   float64 // 99th-percentile latency in µs, when measured
 	max   float64 // the largest latency in µs, when measured
 	stats any     // the task layer's counters of the run (a *task.Stats), or nil
+	cpu   float64 // the process's CPU time (user + sys) per operation in µs, when measured
 }
 
 // impl is an implementation to measure: run does one timed run.
@@ -94,6 +95,8 @@ func (c *Config) measure(s spec) ([]Point, error) {
 		p.BaselineValue = base.v
 		p.BaselineP99 = base.p99
 		p.BaselineMax = base.max
+		p.CPU = m.cpu
+		p.BaselineCPU = base.cpu
 		p.Ratio = ratio(m.v, base.v, p.Higher)
 		p.Reps = reps
 		p.Env = env
@@ -119,7 +122,8 @@ func modePrefix(m string) string {
 	return m + " "
 }
 
-// median returns the sample with the median value (and the median p99 and max).
+// median returns the sample with the median value (and the median p99,
+// max and CPU per operation).
 func median(s []sample) sample {
 	if len(s) == 0 {
 		return sample{}
@@ -127,10 +131,11 @@ func median(s []sample) sample {
 	v := make([]float64, len(s))
 	p := make([]float64, len(s))
 	mx := make([]float64, len(s))
+	cpu := make([]float64, len(s))
 	for i, x := range s {
-		v[i], p[i], mx[i] = x.v, x.p99, x.max
+		v[i], p[i], mx[i], cpu[i] = x.v, x.p99, x.max, x.cpu
 	}
-	return sample{v: medianOf(v), p99: medianOf(p), max: medianOf(mx), stats: s[len(s)-1].stats}
+	return sample{v: medianOf(v), p99: medianOf(p), max: medianOf(mx), cpu: medianOf(cpu), stats: s[len(s)-1].stats}
 }
 
 func medianOf(v []float64) float64 {

@@ -39,6 +39,11 @@ type Point struct {
 	// (http-std under wrk), medians over the reps.
 	Max         float64 `json:"max_us,omitempty"`
 	BaselineMax float64 `json:"baseline_max_us,omitempty"`
+	// CPU is the process's CPU time (user + system, from getrusage) per
+	// operation of Impl and of Baseline in microseconds, medians over the
+	// reps, for workloads that measure it (files).
+	CPU         float64 `json:"cpu_us_per_op,omitempty"`
+	BaselineCPU float64 `json:"baseline_cpu_us_per_op,omitempty"`
 	Reps        int     `json:"reps"` // runs of each implementation; the median is reported
 	// Unsupported says why the point was not measured ("device has no
 	// poll queues"); Value, BaselineValue and Ratio are then 0.

@@ -45,7 +45,7 @@ func runRandread(c *Config) ([]Point, error) {
 	if size < 1<<20 {
 		return nil, fmt.Errorf("randread: --size %d is below 1M", size)
 	}
-	path, cleanup, err := c.prepareFile(size)
+	path, cleanup, err := c.prepareFile("randread", size)
 	if err != nil {
 		return nil, fmt.Errorf("randread: %w", err)
 	}
@@ -118,9 +118,10 @@ func runRandread(c *Config) ([]Point, error) {
 // prepareFile returns a file of at least size bytes of non-zero data: --file
 // (created or extended when shorter), else a temp file in --dir (default
 // the working directory: /tmp may be a tmpfs, which refuses O_DIRECT),
-// removed by cleanup. A --file that is a block device is read as it is,
-// never written: --size must not exceed the device.
-func (c *Config) prepareFile(size int64) (string, func(), error) {
+// removed by cleanup; workload names the temp file and the progress line.
+// A --file that is a block device is read as it is, never written: --size
+// must not exceed the device.
+func (c *Config) prepareFile(workload string, size int64) (string, func(), error) {
 	path, cleanup := c.File, func() {}
 	if path != "" {
 		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeDevice != 0 && st.Mode()&os.ModeCharDevice == 0 {
@@ -139,7 +140,7 @@ func (c *Config) prepareFile(size int64) (string, func(), error) {
 		if dir == "" {
 			dir = "."
 		}
-		f, err := os.CreateTemp(dir, "uring-bench-randread-*.dat")
+		f, err := os.CreateTemp(dir, "uring-bench-"+workload+"-*.dat")
 		if err != nil {
 			return "", nil, err
 		}
@@ -164,7 +165,7 @@ func (c *Config) prepareFile(size int64) (string, func(), error) {
 	if st.Size() >= size {
 		return path, cleanup, nil
 	}
-	c.Progress.Show(fmt.Sprintf("randread: writing %s to %s", FormatSize(size), path))
+	c.Progress.Show(fmt.Sprintf("%s: writing %s to %s", workload, FormatSize(size), path))
 	chunk := make([]byte, 1<<20)
 	x := uint64(0x9E3779B97F4A7C15)
 	for i := range chunk {

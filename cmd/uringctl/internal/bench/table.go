@@ -27,8 +27,8 @@ func WriteTable(w io.Writer, points []Point) error {
 		}
 		val := FormatValue(p.Value) + " " + p.Unit
 		base := FormatValue(p.BaselineValue)
-		val += latencyNote(p.P99, p.Max)
-		base += latencyNote(p.BaselineP99, p.BaselineMax)
+		val += latencyNote(p.P99, p.Max) + cpuNote(p.CPU)
+		base += latencyNote(p.BaselineP99, p.BaselineMax) + cpuNote(p.BaselineCPU)
 		var peers []string
 		for _, q := range p.Peers {
 			peers = append(peers, fmt.Sprintf("%s %s (%s)", q.Name, FormatValue(q.Value), FormatRatio(q.Ratio)))
@@ -56,4 +56,12 @@ func latencyNote(p99, max float64) string {
 		return fmt.Sprintf(" (p99 %s µs)", FormatValue(p99))
 	}
 	return ""
+}
+
+// cpuNote is " (cpu X µs/op)", or "" when CPU time was not measured.
+func cpuNote(us float64) string {
+	if us <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (cpu %s µs/op)", FormatValue(us))
 }

@@ -5,6 +5,7 @@ package bench
 var runners = map[string]func(*Config) ([]Point, error){
 	"nop":        runNop,
 	"randread":   runRandread,
+	"files":      runFiles,
 	"tcprecv":    runTCPRecv,
 	"http":       runHTTP,
 	"http-std":   runHTTPStd,
