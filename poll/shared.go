@@ -51,7 +51,7 @@ type Shared struct {
 	woken    bool // the leader was woken since it went to sleep
 	pending  int  // operations submitted whose CQE was not delivered
 	closed   bool
-	broken   error // io_uring_enter failed for good (a seccomp filter added later): every call fails with it
+	broken   error         // io_uring_enter failed for good (a seccomp filter added later): every call fails with it
 	drained  chan struct{} // closed by the reap that delivers the last CQE after Close began
 
 	// The leader's wake: an eventfd whose readability a POLL_ADD in the
