@@ -20,7 +20,6 @@ func TestReadWriteAtAllocs(t *testing.T) {
 	for _, probe := range []bool{true, false} {
 		if f.rings != nil {
 			f.nowaitRead.Store(probe) // false: every read goes to the ring
-			f.nowaitWrite.Store(probe)
 		}
 		read := testing.AllocsPerRun(200, func() {
 			if _, err := f.ReadAt(buf, 4096); err != nil {

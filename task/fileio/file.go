@@ -21,8 +21,7 @@ type File struct {
 	fd     int
 	direct bool // O_DIRECT: no page-cache probe
 	append bool // O_APPEND: WriteAt is refused, as os refuses it
-	// The page-cache probes (RWF_NOWAIT) work for reads, for writes.
-	nowaitRead, nowaitWrite atomic.Bool
+	nowaitRead atomic.Bool // the page-cache probe (RWF_NOWAIT) works for reads here
 	g                       guard
 }
 

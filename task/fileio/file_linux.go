@@ -46,7 +46,6 @@ func (r *Rings) NewFile(of *os.File) *File {
 	f.direct = fl&unix.O_DIRECT != 0
 	f.append = fl&unix.O_APPEND != 0
 	f.nowaitRead.Store(!f.direct)
-	f.nowaitWrite.Store(!f.direct)
 	return f
 }
 
@@ -76,28 +75,23 @@ func (f *File) pread(b []byte, off int64) (int, error) {
 	return ignoringEINTR(func() (int, error) { return unix.Pread(f.fd, b, off) })
 }
 
-// pwrite is one write of up to len(b) bytes at off: into the page cache
-// without waiting when it can, else through a ring (plain pwrite once the
-// rings are closed).
+// pwrite is one write of up to len(b) bytes at off. An O_DIRECT write
+// goes through a ring. A buffered write is a plain pwrite, as os's: the
+// page cache takes it at memory speed, and through io_uring a buffered
+// write that must wait (O_DSYNC, block allocation) goes to io-wq, which
+// runs the writes to one file one at a time (measured: 0.16-0.27x os.File
+// at QD 16-128 with O_DSYNC). Plain pwrite once the rings are closed or
+// broken.
 func (f *File) pwrite(b []byte, off int64) (int, error) {
-	if f.nowaitWrite.Load() {
-		n, err := fdio.PwriteNowait(f.fd, b, off)
-		switch {
-		case err == nil:
-			return n, nil
-		case err == unix.EOPNOTSUPP || err == unix.ENOSYS || err == unix.EINVAL:
-			f.nowaitWrite.Store(false)
-		case err != unix.EAGAIN:
-			return 0, err
+	if f.direct {
+		if s := f.rings.pick(); s != nil {
+			fd := f.fd
+			res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Write(q, fd, b, off) }, b)
+			if err == nil {
+				return result(res)
+			}
+			// The rings closed, or their enter fails for good: the plain call.
 		}
-	}
-	if s := f.rings.pick(); s != nil {
-		fd := f.fd
-		res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Write(q, fd, b, off) }, b)
-		if err == nil {
-			return result(res)
-		}
-		// The rings closed, or their enter fails for good: the plain call.
 	}
 	return ignoringEINTR(func() (int, error) { return unix.Pwrite(f.fd, b, off) })
 }
