@@ -16,13 +16,13 @@ import (
 // waits on (pipe, FIFO, character device, socket), is os's (see the
 // package doc). Safe for concurrent use, as *os.File is.
 type File struct {
-	of     *os.File
-	rings  *Rings // nil: every call is os's
-	fd     int
-	direct bool // O_DIRECT: no page-cache probe
-	append bool // O_APPEND: WriteAt is refused, as os refuses it
+	of         *os.File
+	rings      *Rings // nil: every call is os's
+	fd         int
+	direct     bool        // O_DIRECT: no page-cache probe
+	append     bool        // O_APPEND: WriteAt is refused, as os refuses it
 	nowaitRead atomic.Bool // the page-cache probe (RWF_NOWAIT) works for reads here
-	g                       guard
+	g          guard
 }
 
 // maxRW caps one read or write request, as os does (1 GiB).
