@@ -2,8 +2,8 @@
 // os's: Open, OpenFile, Create, ReadFile and WriteFile need no set-up (the
 // package starts its rings on first use, sized from GOMAXPROCS, as Go's
 // netpoller needs none), and *File has *os.File's methods and meaning.
-// FS(root) is an fs.FS over them, rooted as safely as os.DirFS, that
-// http.FileServer serves.
+// FS(dir) is an fs.FS over them, rooted through os.Root (neither ".."
+// nor a symbolic link leads out), that http.FileServer serves.
 //
 // How a read travels: File.ReadAt on a regular file first asks the page
 // cache without waiting (preadv2 RWF_NOWAIT); what the cache cannot give
@@ -12,8 +12,11 @@
 // its own thread; when many read at once, the ring's reaper thread
 // submits their SQEs and reaps their CQEs in batches, and each goroutine
 // is woken with its result. Reads of a file opened with O_DIRECT skip the
-// cache probe. ReadAtBatch submits many reads in one enter. WriteAt
-// writes through the ring the same way.
+// cache probe. ReadAtBatch submits many reads in one enter. WriteAt of
+// an O_DIRECT file goes through a ring the same way; a buffered WriteAt
+// is a plain pwrite(2), as os's: the page cache takes it at once, and
+// io_uring would hand one that must wait (O_DSYNC) to io-wq, which runs
+// the writes to one file one at a time.
 //
 // What stays os's: a file that Go's netpoller can wait on (a pipe, a FIFO,
 // a character device, a socket) is read and written through *os.File, so

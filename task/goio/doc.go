@@ -14,7 +14,10 @@
 //   - Files (Env.OpenFile) that behave like *os.File where they claim an
 //     interface (io.ReaderAt, io.WriterAt, io.Reader, io.Writer, io.Seeker
 //     with all three whences, io.ReaderFrom, io.WriterTo, http.File), so
-//     http.ServeContent and http.FileServer serve them;
+//     http.ServeContent and http.FileServer serve them; each call runs as
+//     a task on an executor. For files alone, package task/fileio is
+//     faster and needs no runtime: its calls submit from the calling
+//     goroutine, with no hop to an executor's thread;
 //
 // and blocking calls on raw fds (Env.ReadAt, WriteAt, Open, CloseFd, Fsync,
 // Accept, Recv, Send, Statx) that run as a task on the runtime's next
