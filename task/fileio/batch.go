@@ -33,10 +33,10 @@ func (f *File) ReadAtBatch(ops []ReadOp) error {
 		}
 		return nil
 	}
-	if !f.g.acquire() {
+	if !f.g.Acquire() {
 		return f.closedErr("read")
 	}
-	defer f.g.release()
+	defer f.g.Release()
 	if !f.preadBatch(ops) {
 		for i := range ops {
 			ops[i].N, ops[i].Err = f.readAtHeld(ops[i].Buf, ops[i].Off)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/pure-uring/uring/internal/fdguard"
 )
 
 // File is an open file with *os.File's methods and meaning. ReadAt,
@@ -19,10 +21,10 @@ type File struct {
 	of         *os.File
 	rings      *Rings // nil: every call is os's
 	fd         int
-	direct     bool        // O_DIRECT: no page-cache probe
-	append     bool        // O_APPEND: WriteAt is refused, as os refuses it
-	nowaitRead atomic.Bool // the page-cache probe (RWF_NOWAIT) works for reads here
-	g          guard
+	direct     bool          // O_DIRECT: no page-cache probe
+	append     bool          // O_APPEND: WriteAt is refused, as os refuses it
+	nowaitRead atomic.Bool   // the page-cache probe (RWF_NOWAIT) works for reads here
+	g          fdguard.Guard // Close waits for the ring calls in progress
 }
 
 // maxRW caps one read or write request, as os does (1 GiB).
@@ -54,11 +56,11 @@ func (f *File) ReadAt(b []byte, off int64) (n int, err error) {
 	if off < 0 {
 		return 0, &os.PathError{Op: "readat", Path: f.of.Name(), Err: errors.New("negative offset")}
 	}
-	if !f.g.acquire() {
+	if !f.g.Acquire() {
 		return 0, f.closedErr("read")
 	}
 	n, err = f.readAtHeld(b, off)
-	f.g.release()
+	f.g.Release()
 	return n, err
 }
 
@@ -97,7 +99,7 @@ func (f *File) WriteAt(b []byte, off int64) (n int, err error) {
 	if off < 0 {
 		return 0, &os.PathError{Op: "writeat", Path: f.of.Name(), Err: errors.New("negative offset")}
 	}
-	if !f.g.acquire() {
+	if !f.g.Acquire() {
 		return 0, f.closedErr("write")
 	}
 	for len(b) > 0 {
@@ -114,7 +116,7 @@ func (f *File) WriteAt(b []byte, off int64) (n int, err error) {
 		b = b[m:]
 		off += int64(m)
 	}
-	f.g.release()
+	f.g.Release()
 	return n, err
 }
 
@@ -130,7 +132,7 @@ func (f *File) Close() error {
 	if f == nil {
 		return os.ErrInvalid
 	}
-	if f.rings != nil && !f.g.close() {
+	if f.rings != nil && !f.g.Close() {
 		return f.closedErr("close")
 	}
 	return f.of.Close()

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pure-uring/uring/internal/fdguard"
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/osfd"
 	"github.com/pure-uring/uring/task"
@@ -40,7 +41,7 @@ type File struct {
 
 	mu  sync.Mutex // the file position
 	off int64
-	g   fdGuard
+	g   fdguard.Guard
 
 	dmu  sync.Mutex
 	dirf *os.File // a dup of fd for Readdir, made on first use
@@ -87,7 +88,7 @@ func (f *File) Name() string {
 }
 
 func (f *File) begin() error {
-	if !f.g.begin() {
+	if !f.g.Acquire() {
 		return os.ErrClosed
 	}
 	return nil
@@ -111,7 +112,7 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("read", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	done := 0
 	if f.cached && len(b) > 0 {
 		n, err := fdio.PreadNowait(f.fd, b, off)
@@ -156,7 +157,7 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("write", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	n, err := call(context.Background(), f.rt, f.ex, func(t *task.T) (int, error) {
 		total := 0
 		for total < len(b) {
@@ -219,7 +220,7 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("seek", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var pos int64
@@ -257,7 +258,7 @@ func (f *File) Stat() (os.FileInfo, error) {
 	if err := f.begin(); err != nil {
 		return nil, f.pathErr("stat", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	fs := &fileStat{name: filepath.Base(f.name)}
 	if err := osfd.Fstat(f.fd, &fs.sys); err != nil {
 		return nil, f.pathErr("stat", errnoOf(err))
@@ -323,7 +324,7 @@ func (f *File) Truncate(size int64) error {
 	if err := f.begin(); err != nil {
 		return f.pathErr("truncate", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	if err := osfd.Ftruncate(f.fd, size); err != nil {
 		return f.pathErr("truncate", errnoOf(err))
 	}
@@ -353,7 +354,7 @@ func (f *File) Readdir(n int) ([]os.FileInfo, error) {
 	if err := f.begin(); err != nil {
 		return nil, f.pathErr("readdirent", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	d, err := f.dir()
 	if err != nil {
 		return nil, err
@@ -369,7 +370,7 @@ func (f *File) ReadDir(n int) ([]os.DirEntry, error) {
 	if err := f.begin(); err != nil {
 		return nil, f.pathErr("readdirent", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	d, err := f.dir()
 	if err != nil {
 		return nil, err
@@ -385,7 +386,7 @@ func (f *File) Sync() error {
 	if err := f.begin(); err != nil {
 		return f.pathErr("sync", err)
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	_, err := call(context.Background(), f.rt, f.ex, func(t *task.T) (struct{}, error) { return struct{}{}, t.Fsync(f.fd, 0) })
 	if err != nil {
 		return f.pathErr("sync", errnoOf(err))
@@ -403,7 +404,7 @@ func (f *File) Close() error {
 	if f.rt.OnThread() { // before the guard: it would wait, and mark the file closed
 		return f.pathErr("close", task.ErrWouldDeadlock)
 	}
-	if !f.g.close() {
+	if !f.g.Close() {
 		return f.pathErr("close", os.ErrClosed)
 	}
 	f.dmu.Lock()

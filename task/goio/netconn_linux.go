@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdguard"
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -44,9 +45,9 @@ type sock struct {
 
 	rmu, wmu sync.Mutex // one reader, one writer at a time (each owns its request)
 	rd, wr   connReq
-	g        fdGuard // calls outside the two directions (options, shutdown, Control)
-	npErr    error   // why the fd could not be registered with the netpoller
-	np       *npFile // the netpoller's registration; nil with ring waits
+	g        fdguard.Guard // calls outside the two directions (options, shutdown, Control)
+	npErr    error         // why the fd could not be registered with the netpoller
+	np       *npFile       // the netpoller's registration; nil with ring waits
 }
 
 // reqOp is what a connReq does.
@@ -359,7 +360,7 @@ func (s *sock) close(interrupt, more func()) error {
 	if interrupt != nil {
 		interrupt()
 	}
-	s.g.close()
+	s.g.Close()
 	if s.np != nil {
 		// The file's Close ends the netpoller waits in flight, so that
 		// the direction mutexes come free, and closes the fd.
@@ -431,10 +432,10 @@ func (s *sock) control(fn func(fd int)) bool {
 	if s.np != nil {
 		return s.np.rc.Control(func(fd uintptr) { fn(int(fd)) }) == nil
 	}
-	if !s.g.begin() {
+	if !s.g.Acquire() {
 		return false
 	}
-	defer s.g.end()
+	defer s.g.Release()
 	fn(s.fd)
 	return true
 }

@@ -169,10 +169,10 @@ func withOSFile(f osFile, fn func(ff *fdFile) (int64, error)) (n int64, err erro
 // withFile runs fn with f's fd (held open) and position, and advances the
 // position by what fn moved.
 func withFile(f *File, op string, fn func(ff *fdFile) (int64, error)) (n int64, err error, handled bool) {
-	if !f.g.begin() {
+	if !f.g.Acquire() {
 		return 0, &os.PathError{Op: op, Path: f.name, Err: os.ErrClosed}, true
 	}
-	defer f.g.end()
+	defer f.g.Release()
 	f.mu.Lock()
 	pos := f.off
 	f.mu.Unlock()
