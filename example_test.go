@@ -30,7 +30,7 @@ func Example() {
 }
 
 // writeReadBack's body is the README's raw-ring snippet, byte for byte
-// (TestREADMERawRing checks it).
+// (TestREADMESnippets checks it).
 func writeReadBack(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {

@@ -13,11 +13,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestREADMERawRing keeps the README's raw-ring snippet from drifting: its
-// ```go block must be, byte for byte, the body of writeReadBack in
-// example_test.go (one tab less indented), which Example runs and checks.
-func TestREADMERawRing(t *testing.T) {
-	const heading = "## The raw ring: write and read back a file\n"
+// TestREADMESnippets keeps the README's code from drifting: the ```go
+// block of each quick-start section must be, byte for byte, the body of
+// a function in an example file (one tab less indented), which an Example
+// runs and checks.
+func TestREADMESnippets(t *testing.T) {
+	for _, c := range []struct{ heading, file, fn string }{
+		{"## The raw ring: write and read back a file", "example_test.go", "writeReadBack"},
+		{"## Quick start: files from goroutines", "task/fileio/example_test.go", "readAtRandom"},
+	} {
+		requireSnippet(t, c.heading+"\n", c.file, c.fn)
+	}
+}
+
+func requireSnippet(t *testing.T, heading, file, fn string) {
+	t.Helper()
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	_, sec, ok := strings.Cut(string(readme), "\n"+heading)
@@ -26,22 +36,22 @@ func TestREADMERawRing(t *testing.T) {
 		sec = sec[:end]
 	}
 	_, block, ok := strings.Cut("\n"+sec, "\n```go\n")
-	require.True(t, ok, "no ```go block in the README's raw-ring section")
+	require.True(t, ok, "no ```go block in the README's section %q", strings.TrimSpace(heading))
 	block, _, ok = strings.Cut(block, "\n```\n")
-	require.True(t, ok, "the README's raw-ring ```go block is not closed")
+	require.True(t, ok, "the ```go block of %q is not closed", strings.TrimSpace(heading))
 
-	src, err := os.ReadFile("example_test.go")
+	src, err := os.ReadFile(file)
 	require.NoError(t, err)
 	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "example_test.go", src, 0)
+	f, err := parser.ParseFile(fset, file, src, 0)
 	require.NoError(t, err)
 	var body *ast.BlockStmt
-	for _, d := range file.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "writeReadBack" {
-			body = fn.Body
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == fn {
+			body = fd.Body
 		}
 	}
-	require.NotNil(t, body, "example_test.go has no func writeReadBack")
+	require.NotNil(t, body, "%s has no func %s", file, fn)
 	inner := string(src[fset.Position(body.Lbrace).Offset+1 : fset.Position(body.Rbrace).Offset])
 	inner = strings.TrimPrefix(strings.TrimSuffix(inner, "\n"), "\n")
 	lines := strings.Split(inner, "\n")
@@ -49,5 +59,5 @@ func TestREADMERawRing(t *testing.T) {
 		lines[i] = strings.TrimPrefix(l, "\t")
 	}
 	require.Equal(t, strings.Join(lines, "\n"), block,
-		"README.md's raw-ring snippet differs from writeReadBack's body in example_test.go: copy the body over")
+		"README.md's section %q differs from %s's body in %s: copy the body over", strings.TrimSpace(heading), fn, file)
 }

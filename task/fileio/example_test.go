@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pure-uring/uring/task/fileio"
 )
@@ -22,39 +23,38 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	name := filepath.Join(dir, "data")
-	block := make([]byte, 4096)
-	for i := range block {
-		block[i] = 'x'
-	}
-	if err := fileio.WriteFile(name, append(block, block...), 0o644); err != nil {
+	if err := fileio.WriteFile(name, make([]byte, 8192), 0o644); err != nil {
 		log.Fatal(err)
 	}
+	total, err := readAtRandom(name)
+	fmt.Println(total, err)
+	// Output: 524288 <nil>
+}
 
-	f, err := fileio.Open(name)
+// readAtRandom is the README's quick start for goroutine code (its body
+// is the README's snippet, byte for byte; TestREADMESnippets checks it).
+func readAtRandom(name string) (int64, error) {
+	f, err := fileio.Open(name) // as os.Open: no runtime, no set-up
 	if err != nil {
-		log.Fatal(err)
+		return 0, err
 	}
 	defer f.Close()
+	var total atomic.Int64
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	total := 0
 	for g := range 128 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 4096)
-			n, err := f.ReadAt(buf, int64(g%2)*4096)
+			n, err := f.ReadAt(buf, int64(g%2)*4096) // as (*os.File).ReadAt
 			if err != nil && err != io.EOF {
 				log.Print(err)
 			}
-			mu.Lock()
-			total += n
-			mu.Unlock()
+			total.Add(int64(n))
 		}()
 	}
 	wg.Wait()
-	fmt.Println(total)
-	// Output: 524288
+	return total.Load(), nil
 }
 
 // FS serves a directory with http.FileServer; ranges work.

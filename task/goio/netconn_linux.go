@@ -464,7 +464,7 @@ func (s *sock) guarded(op string, fn func(fd int) error) error {
 // Read and Write first try the socket without blocking from the calling
 // goroutine; what would block waits for readiness in Go's netpoller, as
 // net's does, or with task.WithRingConnWaits goes to the executor as an
-// io_uring RECV or SEND (see sock).
+// io_uring RECV or SEND.
 type Conn struct {
 	sock
 	rpipe, wpipe splicePipe                         // ReadFrom/WriteTo's pipes: under rmu / wmu

@@ -194,11 +194,12 @@ func limited(r io.Reader) (io.Reader, *io.LimitedReader, int64) {
 	return r, nil, math.MaxInt64
 }
 
-// ReadFrom copies from r until EOF (io.ReaderFrom): from a File, a
-// regular *os.File or another Conn (each maybe behind an
-// *io.LimitedReader) through SPLICE, without user-space copies; from
-// anything else through a buffer. Errors are *net.OpError (Op
-// "readfrom"), as net.TCPConn's.
+// ReadFrom copies from r until EOF (io.ReaderFrom) without user-space
+// copies from a File or a regular *os.File (each maybe behind an
+// *io.LimitedReader): by sendfile(2), waiting in Go's netpoller as net's
+// does, or, with task.WithRingConnWaits, by linked io_uring SPLICEs
+// through a pipe; from another Conn by SPLICE; from anything else through
+// a buffer. Errors are *net.OpError (Op "readfrom"), as net.TCPConn's.
 func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 	if c == nil {
 		return 0, nilReceiver("Conn.ReadFrom")
