@@ -72,8 +72,20 @@ func TestTraceJSON(t *testing.T) {
 	var stop atomic.Bool
 	var nops atomic.Uint64
 	done := make(chan struct{})
+	attached, ended := make(chan struct{}), make(chan struct{})
+	traceAttached = func() { close(attached) }
+	traceDetaching = func() { // no NOP in flight while the tracepoints detach
+		stop.Store(true)
+		<-done
+	}
+	defer func() { traceAttached, traceDetaching = func() {}, func() {} }()
 	go func() {
 		defer close(done)
+		select { // no NOP in flight while the tracepoints attach
+		case <-attached:
+		case <-ended:
+			return // trace never attached: the checks below say why
+		}
 		for !stop.Load() {
 			s, err := r.GetSQE()
 			if err != nil {
@@ -92,6 +104,7 @@ func TestTraceJSON(t *testing.T) {
 		}
 	}()
 	code, out, errOut := runCmd("trace", "--json", "--duration", "500ms", "--pid", strconv.Itoa(os.Getpid()))
+	close(ended)
 	stop.Store(true)
 	<-done
 	if code == 2 {
