@@ -3,6 +3,7 @@
 package reg_test
 
 import (
+	"cmp"
 	"errors"
 	"github.com/pure-uring/uring/tests/ringtest"
 	"os"
@@ -18,7 +19,12 @@ import (
 	"github.com/pure-uring/uring/sys"
 )
 
-func TestMain(m *testing.M) { testutil.Main(m) }
+func TestMain(m *testing.M) {
+	// ExampleRegisterBuffers registers both tables with the "2" opcodes.
+	testutil.SkipExamplesUnless(cmp.Or(uring.SupportsRegisterOp(sys.RegisterFiles2),
+		uring.SupportsRegisterOp(sys.RegisterBuffers2)), "ExampleRegisterBuffers")
+	testutil.Main(m)
+}
 
 func newRing(t *testing.T, entries uint32, opts ...uring.Option) *uring.Ring {
 	t.Helper()

@@ -5,12 +5,20 @@
 //
 // # Use
 //
-// A builder fills an SQE the ring handed out, in place:
+// A builder fills an SQE the ring handed out, in place; modifiers come
+// after it (this is queueWrite in the package example, which submits it
+// with a linked read):
 //
 //	s, err := ring.GetSQE()
-//	if err := sqe.Read(s, fd, buf, 0); err != nil { ... }
-//	sqe.UserData(s, 7)
-//	sqe.Link(s)
+//	if err != nil {
+//		return err // uring.ErrSQFull: every SQE is handed out; submit first
+//	}
+//	if err := sqe.Write(s, fd, msg, 0); err != nil {
+//		return err // an *ArgError naming the argument; s stays a zeroed SQE (a NOP)
+//	}
+//	sqe.UserData(s, 1) // the CQE carries it
+//	sqe.Link(s)        // the next SQE starts only after this one succeeds
+//	return nil
 //
 // Builders are named after the op (Read, Accept, LinkTimeout), variants
 // after liburing's helpers (AcceptMultishot, OpenatDirect, SendZCFixed).
