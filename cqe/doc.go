@@ -16,6 +16,7 @@
 //     reuses once the CQE is marked seen: decode before Ring.CQESeen, or
 //     copy the CQE (Ring.Reap).
 //
-// The package is Linux-only (every file but this one has a linux build
-// tag).
+// The package is for Linux: elsewhere only the flag helpers and result
+// decoding (More, Buffer, Result, Err, Error, ...) build, so portable code
+// can name them.
 package cqe

@@ -76,6 +76,7 @@
 // Pipe) so exec'd children inherit nothing; Openat2 passes its open_how as
 // given.
 //
-// The package is Linux-only (every file but this one has a linux build
-// tag) and assumes a little-endian machine (amd64, arm64, riscv64, ...).
+// The builders are Linux's (elsewhere only Slot and ArgError
+// build, so portable code can name them), and assume a little-endian
+// machine (amd64, arm64, riscv64, ...).
 package sqe
