@@ -196,6 +196,12 @@ func (l *lifetime) signalWaiters() {
 // CQEs (the layers above wait for them before closing). A second Close
 // returns ErrClosed.
 //
+// Registrations need no unregistering first: the ring's teardown releases
+// its registered files, buffers, buffer rings, regions and eventfd in the
+// kernel, and the Ring keeps no record of them. What package reg mapped
+// for them is reg's to unmap, before or after Close (Buffers.Unregister,
+// BufPool.Close, Region.Free, ...); skipped, that memory stays mapped.
+//
 // Close must not be called while the caller itself is inside a call on the
 // Ring (such as UseTarget's fn): it would wait for itself.
 func (r *Ring) Close() error {

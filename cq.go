@@ -35,7 +35,7 @@ func (r *Ring) peek() (*sys.CQE, uint32) {
 // PeekCQE returns the next CQE without waiting, or (nil, nil) when none is
 // ready. The CQE lives in the ring: call CQESeen when done with it. When
 // CQEs wait in the kernel (overflow, deferred task work, IOPOLL) it enters
-// once to flush them.
+// once to flush them. It submits nothing.
 func (r *Ring) PeekCQE() (*sys.CQE, error) {
 	if r.closed.Load() {
 		return nil, ErrClosed
@@ -76,21 +76,29 @@ func (r *Ring) FlushOverflow() error {
 	return r.flushCQ()
 }
 
-// WaitCQE waits for a CQE and returns it (call CQESeen when done).
+// WaitCQE waits for a CQE and returns it (call CQESeen when done). With
+// none ready it sleeps in io_uring_enter, which also submits the SQEs
+// GetSQE handed out; with one ready it returns at once and submits
+// nothing. On an SQPOLL ring it publishes no SQE: call Submit.
 func (r *Ring) WaitCQE() (*sys.CQE, error) { return r.WaitCQEs(1) }
 
 // WaitCQEs waits until at least n CQEs are ready and returns the first.
+// It submits as WaitCQE does: with the io_uring_enter it sleeps in, so not
+// when n CQEs are ready already, and never on SQPOLL rings.
 func (r *Ring) WaitCQEs(n uint32) (*sys.CQE, error) { return r.wait(n, -1, 0) }
 
 // WaitCQETimeout waits up to d for a CQE; ErrTimeout when none arrived. A
-// zero d does not block.
+// zero d does not block, and submits nothing; otherwise it submits as
+// WaitCQE does (only when it sleeps, never on SQPOLL rings).
 func (r *Ring) WaitCQETimeout(d time.Duration) (*sys.CQE, error) {
 	return r.waitTimeout("WaitCQETimeout", 1, d, 0)
 }
 
 // WaitCQEsTimeout waits up to d for n CQEs. With minWait > 0 on kernels
 // with IORING_FEAT_MIN_TIMEOUT it returns after minWait as soon as any CQE
-// is ready (batching without stalling). ErrTimeout when none arrived.
+// is ready (batching without stalling). ErrTimeout when none arrived. It
+// submits as WaitCQETimeout does: when it sleeps, so not with d zero or n
+// CQEs ready, and never on SQPOLL rings.
 func (r *Ring) WaitCQEsTimeout(n uint32, d, minWait time.Duration) (*sys.CQE, error) {
 	return r.waitTimeout("WaitCQEsTimeout", n, d, minWait)
 }
@@ -251,7 +259,8 @@ func (r *Ring) CQReady() uint32 {
 }
 
 // Reap copies up to len(dst) ready CQEs into dst, marks them consumed and
-// returns how many. It flushes kernel-held CQEs when the ring is empty.
+// returns how many. It flushes kernel-held CQEs when the ring is empty. It
+// submits nothing.
 func (r *Ring) Reap(dst []sys.CQE) int {
 	n := r.reap(dst, nil)
 	if n == 0 && len(dst) > 0 && !r.closed.Load() && r.cqNeedsEnter() {

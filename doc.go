@@ -29,9 +29,17 @@
 //     for a thread's first io-wq worker when a signal interrupts its start.
 //     Packages poll and task follow both rules on their own threads.
 //   - Memory an SQE points at (buffers, iovecs, timespecs, paths) belongs
-//     to the caller and must stay reachable and pinned until its CQE; the
-//     sqe package documents what each op holds, and the task layer does it
-//     for you.
+//     to the caller and must stay reachable and pinned until its CQE
+//     (runtime.Pinner; Pins does it per request, keyed by user_data).
+//     Today's Go runtime moves no heap object, so runtime.KeepAlive is all
+//     it needs, but the language does not promise that: pin. The sqe
+//     package documents what each op holds, and the task layer does it for
+//     you.
+//   - Waits (WaitCQE, WaitCQEs, WaitCQETimeout, WaitCQEsTimeout,
+//     WaitCQEsSigmask) submit the SQEs GetSQE handed out only when they
+//     sleep, with the io_uring_enter they sleep in: not when the CQEs they
+//     wait for are ready, not with a zero timeout, never on SQPOLL rings.
+//     Submit and the SubmitAndWait calls always submit.
 //   - Errors: ErrUnsupported (io_uring disabled by kernel.io_uring_disabled,
 //     blocked by seccomp, or a feature this kernel lacks; always an
 //     *UnsupportedError that names the feature and the Linux release that

@@ -44,8 +44,14 @@ func writeReadBack(path string) error {
 	}
 	defer r.Close()
 
+	// The kernel uses msg and buf after Submit returns, up to their CQEs:
+	// pin them (a pinned object also stays alive) until then.
+	var pins runtime.Pinner
+	defer pins.Unpin()
+
 	// Write: get a zeroed SQE, prepare it, submit, wait, decode the CQE.
 	msg := []byte("hello, io_uring")
+	pins.Pin(&msg[0])
 	s, err := r.GetSQE() // uring.ErrSQFull when every SQE is handed out
 	if err != nil {
 		return err
@@ -63,7 +69,6 @@ func writeReadBack(path string) error {
 	}
 	n, err := cqe.Result(c) // byte count, or an error wrapping unix.Errno
 	r.CQESeen(c)            // the CQE's slot is the kernel's again
-	runtime.KeepAlive(msg)  // the kernel read msg until the CQE
 	if err != nil {
 		return err
 	}
@@ -73,6 +78,7 @@ func writeReadBack(path string) error {
 
 	// Read it back the same way.
 	buf := make([]byte, 64)
+	pins.Pin(&buf[0])
 	if s, err = r.GetSQE(); err != nil {
 		return err
 	}
@@ -88,7 +94,6 @@ func writeReadBack(path string) error {
 	}
 	n, err = cqe.Result(c)
 	r.CQESeen(c)
-	runtime.KeepAlive(buf) // the kernel wrote into buf until the CQE
 	if err != nil {
 		return err
 	}

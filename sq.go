@@ -168,7 +168,8 @@ func (r *Ring) EnterWait(toSubmit, minComplete uint32) (int, error) {
 	}
 }
 
-// SubmitAndWait submits and waits until at least n CQEs are ready.
+// SubmitAndWait submits as Submit does, also when n CQEs are ready
+// already, and waits until at least n CQEs are ready.
 func (r *Ring) SubmitAndWait(n uint32) (int, error) { return r.submit(n) }
 
 func (r *Ring) submit(waitNr uint32) (int, error) {

@@ -49,7 +49,9 @@ func (r *Ring) SetIOWait(on bool) error {
 // it; Close wakes a wait with a CQE where the kernel can post one from
 // outside (6.13, or MSG_RING from 5.18), else with SIGURG, so a mask with
 // SIGURG on an older kernel leaves Close waiting for the wait's timeout.
-// It submits what GetSQE handed out, as every wait does.
+// It submits as WaitCQE does: the SQEs GetSQE handed out go in with the
+// io_uring_enter it sleeps in, so not with d zero or n CQEs ready, and
+// never on SQPOLL rings.
 func (r *Ring) WaitCQEsSigmask(n uint32, d time.Duration, mask sys.Sigset) (*sys.CQE, error) {
 	if r.closed.Load() {
 		return nil, ErrClosed
@@ -141,7 +143,8 @@ func (r *Ring) enterSigmask(toSubmit, n uint32, left time.Duration, mask sys.Sig
 	return got, r.issuerError(err)
 }
 
-// SubmitAndWaitReg submits what GetSQE handed out and waits for n CQEs
+// SubmitAndWaitReg submits what GetSQE handed out (also when n CQEs are
+// ready already, and on SQPOLL rings, as Submit does) and waits for n CQEs
 // with the wait arguments (timeout, minimum wait, signal mask) in slot
 // index of the ring's registered wait region (reg.RegisterWaitRegion),
 // which the kernel reads in place instead of copying them in:
@@ -168,14 +171,26 @@ func (r *Ring) SubmitAndWaitReg(n uint32, index int) (*sys.CQE, error) {
 	}
 	off := uint32(int64(index) * size)
 	n = max(n, 1)
-	for {
-		c, ready := r.peek()
-		if c != nil && ready >= n {
-			return c, nil
+	if r.flags&sys.SetupSQPoll != 0 {
+		// The SQ thread submits what is published: publish, and wake it.
+		if _, err := r.Submit(); err != nil {
+			return nil, err
 		}
+	}
+	for {
 		toSubmit := uint32(0)
 		if r.flags&sys.SetupSQPoll == 0 {
 			toSubmit = r.flushSQ()
+		}
+		c, ready := r.peek()
+		if c != nil && ready >= n {
+			if toSubmit > 0 {
+				// Nothing to wait for, something to submit.
+				if _, err := r.Submit(); err != nil {
+					return nil, err
+				}
+			}
+			return c, nil
 		}
 		_, err := r.enterReg(toSubmit, n, off)
 		if r.closed.Load() {

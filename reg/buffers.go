@@ -68,10 +68,15 @@ type slotRange struct {
 //
 // Memory lifetime: the kernel keeps its own reference to the pages of every
 // buffer a request uses, but the mapping, through which Go code reads the
-// data, must outlive every request. Call Acquire before submitting a request
-// that uses the table and Release after its CQE; Unregister unregisters at
-// once and unmaps only when the last acquired request is released (and the
-// last clone is gone).
+// data, must outlive every request. Acquire (before submitting a request
+// that uses the table) and Release (after its CQE) tie the two: Unregister
+// unregisters at once and unmaps only when the last acquired request is
+// released (and the last clone is gone). The kernel does not need them: a
+// request on a registered buffer works without Acquire. Use them whenever
+// Unregister may come while a request is in flight: an unacquired request's
+// memory is unmapped under it (Go code never sees its data), and before
+// 6.13 Unregister cannot refuse with ErrBuffersInUse, so the kernel's call
+// waits for the request.
 //
 // Acquire, Release, Get and Put are safe for concurrent use, also with
 // Unregister. Update, Clone and Unregister are not safe for concurrent use
@@ -276,7 +281,10 @@ func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 
 // Acquire records a request that will use the table's memory; call it
 // before submitting, and Release after the request's CQE. It fails with
-// ErrUnregistered once Unregister was called.
+// ErrUnregistered once Unregister was called. It is not required to use a
+// registered buffer (the kernel holds its pages for the request either
+// way); it is what keeps the memory mapped, and Buf's slices valid, until
+// Release when Unregister comes while the request is in flight.
 func (b *Buffers) Acquire() error {
 	b.inflight.Add(1)
 	if b.unreg.Load() {
@@ -315,6 +323,10 @@ func (b *Buffers) InFlight() int64 { return b.inflight.Load() }
 //     changes nothing: call it again after the last Release. Requests that
 //     use the table without Acquire, and requests on registered files, can
 //     still make the kernel's call wait until they complete.
+//
+// After the ring's Close, whose teardown dropped the kernel's table,
+// Unregister does the rest: it unmaps the memory (once no acquired request
+// remains) and returns nil. Without Unregister the memory stays mapped.
 func (b *Buffers) Unregister() error {
 	if b.unreg.Load() {
 		return ErrUnregistered
@@ -322,7 +334,8 @@ func (b *Buffers) Unregister() error {
 	if b.inflight.Load() > 0 && unregisterWaits() {
 		return ErrBuffersInUse
 	}
-	if _, err := registerNil(b.t, sys.UnregisterBuffers, 0); err != nil {
+	// A closed ring took the kernel's table with it: only the memory is left.
+	if _, err := registerNil(b.t, sys.UnregisterBuffers, 0); err != nil && !errors.Is(err, uring.ErrClosed) {
 		return err
 	}
 	b.unreg.Store(true)

@@ -252,3 +252,73 @@ func TestBuffersHugePages(t *testing.T) {
 	defer bufs.Unregister()
 	require.Zero(t, sys.SliceAddr(bufs.Memory())%(2<<20), "2 MiB aligned")
 }
+
+// TestBuffersWithoutAcquire: Acquire is reg's bookkeeping, not the
+// kernel's. A request on a registered buffer works without it, and with
+// one in flight that nothing acquired, Unregister (6.13 on) unmaps at
+// once: the kernel still completes the request into the pages it holds.
+func TestBuffersWithoutAcquire(t *testing.T) {
+	drops, err := uring.KernelAtLeast("6.13")
+	require.NoError(t, err)
+	if !drops {
+		t.Skip("before 6.13 the kernel's unregister waits for the request in flight")
+	}
+	r := newRing(t, 4)
+	rd, wr := pipe(t)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 1, Size: 4096})
+	require.NoError(t, err)
+	b := bufs.Buf(0)
+	copy(b, "fixed write")
+	queue(t, r, 1, func(s *sys.SQE) error { return sqe.WriteFixed(s, wr, b[:11], sqe.CurrentPos, 0) })
+	submit(t, r)
+	require.Equal(t, int32(11), wait(t, r).Res)
+	got := make([]byte, 16)
+	n, err := unix.Read(rd, got)
+	require.NoError(t, err)
+	require.Equal(t, "fixed write", string(got[:n]))
+
+	queue(t, r, 2, func(s *sys.SQE) error { return sqe.ReadFixed(s, rd, b[:32], sqe.CurrentPos, 0) })
+	submit(t, r)
+	noCQE(t, r)
+	require.Zero(t, bufs.InFlight())
+	require.NoError(t, bufs.Unregister())
+	require.True(t, bufs.Unmapped(), "nothing acquired: nothing keeps the mapping")
+	_, err = unix.Write(wr, []byte("late data"))
+	require.NoError(t, err)
+	require.Equal(t, int32(9), wait(t, r).Res, "the kernel completed the read into the pages it holds")
+}
+
+// TestRegMemoryAfterRingClose: the ring's Close drops the kernel's
+// registrations, not the memory reg mapped for them; Buffers.Unregister
+// and BufPool.Close unmap it afterwards and return nil. Files hold nothing
+// of reg's: their Unregister after Close only says the ring is closed.
+func TestRegMemoryAfterRingClose(t *testing.T) {
+	r, err := uring.New(4)
+	require.NoError(t, err)
+	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 2, Size: 4096})
+	require.NoError(t, err)
+	require.NoError(t, bufs.Acquire())
+	files, err := reg.RegisterFiles(r, []int{reg.Empty, reg.Empty}, nil)
+	require.NoError(t, err)
+	var pools []*reg.BufPool
+	for i, mech := range []reg.PoolMechanism{reg.PoolKernelRing, reg.PoolUserRing, reg.PoolProvideBuffers} {
+		p, err := reg.NewBufPool(r, reg.PoolConfig{Group: uint16(i), Count: 4, Size: 64, Mechanism: mech})
+		if errors.Is(err, uring.ErrUnsupported) {
+			continue // the kernel lacks this mechanism
+		}
+		require.NoError(t, err, mech)
+		pools = append(pools, p)
+	}
+	require.NoError(t, r.Close())
+
+	require.NoError(t, bufs.Unregister())
+	require.False(t, bufs.Unmapped(), "an acquired request keeps the mapping")
+	bufs.Release()
+	require.True(t, bufs.Unmapped())
+	require.ErrorIs(t, bufs.Unregister(), reg.ErrUnregistered)
+	for _, p := range pools {
+		require.NoError(t, p.Close(), p.Mechanism())
+		require.True(t, p.Unmapped(), p.Mechanism())
+	}
+	require.ErrorIs(t, files.Unregister(), uring.ErrClosed)
+}

@@ -3,6 +3,9 @@
 package reg
 
 import (
+	"errors"
+
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/atomicx"
 	"github.com/pure-uring/uring/internal/offheap"
 	"github.com/pure-uring/uring/sys"
@@ -178,12 +181,14 @@ func (r *BufRing) Head() (uint16, error) {
 }
 
 // Unregister removes the ring (IORING_UNREGISTER_PBUF_RING) and unmaps it.
-// Requests that select from the group after this fail with ENOBUFS.
+// Requests that select from the group after this fail with ENOBUFS. After
+// the io_uring's Close, which dropped the kernel's side, it only unmaps
+// (and returns nil).
 func (r *BufRing) Unregister() error {
 	if r.closed {
 		return argErr("BufRing.Unregister", "ring", "is already unregistered")
 	}
-	if err := r.unregister(); err != nil {
+	if err := r.unregister(); err != nil && !errors.Is(err, uring.ErrClosed) {
 		return err
 	}
 	r.closed = true

@@ -36,7 +36,9 @@
 // only when nothing can use it any more:
 //   - Buffers: Acquire before submitting a request that uses the table,
 //     Release after its CQE; Unregister unmaps when the last acquired
-//     request is released (clones share the memory and hold it too).
+//     request is released (clones share the memory and hold it too). The
+//     kernel does not need Acquire (it holds the pages a request uses); the
+//     mapping does, when Unregister may come while the request is in flight.
 //     Unregister never blocks on requests in flight: Linux 6.13 and later
 //     drop the table at once (the memory stays mapped until the last
 //     Release); before 6.13 the kernel's unregister would wait for them,
@@ -52,6 +54,12 @@
 //     ring entry and walks them in ring order. Each buffer is out until
 //     its own Put.
 //   - Region: lives as long as the ring (the kernel has no unregister).
+//
+// Closing the ring drops the kernel's side of every registration, not the
+// memory reg mapped: Buffers.Unregister, BufPool.Close, BufRing.Unregister,
+// LegacyPool.Close, Region.Free and ZcrxIfq.Free unmap it, before or after
+// the ring's Close (after it they only unmap). Skipped, it stays mapped for
+// the life of the process.
 //
 // # Provided buffers on every kernel
 //

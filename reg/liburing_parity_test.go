@@ -186,6 +186,54 @@ func TestWaitRegionLastSlot(t *testing.T) {
 	require.ErrorIs(t, err, uring.ErrTimeout, "a wait on the region's last slot did not take slot 0's timeout")
 }
 
+// TestSubmitAndWaitRegSubmits: SubmitAndWaitReg submits what GetSQE
+// handed out also when the CQEs it waits for are ready already, and on an
+// SQPOLL ring, whose SQ thread takes only what was published.
+func TestSubmitAndWaitRegSubmits(t *testing.T) {
+	testutil.Require(t, uring.SupportsEnterFlag(sys.EnterExtArgReg))
+	for _, c := range []struct {
+		name string
+		opts []uring.Option
+	}{{"plain", nil}, {"SQPOLL", []uring.Option{uring.WithSQPoll(time.Second)}}} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := uring.New(4, append(c.opts, uring.WithDisabled())...)
+			require.NoError(t, err)
+			watchdog(t, r)
+			region, err := reg.RegisterRegion(r, reg.RegionConfig{Size: 4096, WaitArgs: true})
+			require.NoError(t, err)
+			defer func() {
+				require.NoError(t, r.Close())
+				require.NoError(t, region.Free())
+			}()
+			require.NoError(t, r.Enable())
+			// A timeout the watchdog outlasts: only a wait that never
+			// sees its CQE reaches it.
+			*region.Wait(0) = sys.RegWait{Ts: sys.Timespec{Sec: 5}, Flags: sys.RegWaitTS}
+
+			queue(t, r, 1, func(s *sys.SQE) error { sqe.Nop(s); return nil })
+			cq, err := r.SubmitAndWaitReg(1, 0)
+			require.NoError(t, err)
+			require.Equal(t, uint64(1), cq.UserData)
+
+			// The CQE of 1 is still there: the wait is satisfied, and the
+			// NOP queued since is submitted all the same.
+			queue(t, r, 2, func(s *sys.SQE) error { sqe.Nop(s); return nil })
+			cq, err = r.SubmitAndWaitReg(1, 0)
+			require.NoError(t, err)
+			require.Equal(t, uint64(1), cq.UserData)
+			if c.opts == nil {
+				require.Zero(t, r.SQReady(), "the NOP was not submitted")
+			}
+			r.CQESeen(cq)
+			cq, err = r.WaitCQETimeout(5 * time.Second) // publishes nothing on SQPOLL: the NOP must be in already
+			require.NoError(t, err)
+			require.Equal(t, uint64(2), cq.UserData)
+			r.CQESeen(cq)
+			require.Zero(t, r.SQReady())
+		})
+	}
+}
+
 // TestZcrxCtrl: the operations reach the kernel, which has no zero-copy
 // receive instance 0 on a fresh ring (6.19).
 func TestZcrxCtrl(t *testing.T) {

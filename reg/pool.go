@@ -476,10 +476,11 @@ func (p *BufPool) Put(bid uint16) error {
 func (p *BufPool) Unmapped() bool { return p.closed && p.tr.nOut == 0 }
 
 // Close takes the buffers back from the kernel: it unregisters the ring,
-// or submits a REMOVE_BUFFERS SQE for the group (nothing is needed when the
-// ring is already closed). The buffers are unmapped now when none is out,
-// else by the Put of the last one. A PoolProvideBuffers pool whose SQ
-// stays full returns the error and stays open (Close again later).
+// or submits a REMOVE_BUFFERS SQE for the group (after the io_uring's
+// Close the kernel has let go already, and Close only unmaps what reg
+// mapped). The buffers are unmapped now when none is out, else by the Put
+// of the last one. A PoolProvideBuffers pool whose SQ stays full returns
+// the error and stays open (Close again later).
 func (p *BufPool) Close() error {
 	if p.closed {
 		return argErr("BufPool.Close", "pool", "is already closed")

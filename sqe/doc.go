@@ -39,6 +39,11 @@
 //     combinations the kernel refuses (O_CLOEXEC on a direct descriptor).
 //     What needs kernel state (is fd open, is buf inside a registered
 //     buffer) is the kernel's to check: it answers in the CQE.
+//   - An fd argument is a process fd: 0 <= fd < 1<<31. A negative fd (-1
+//     included) is refused; the exceptions are RW, which takes -1 for "no
+//     file", and dirfd arguments, which take unix.AT_FDCWD. An SQE meant for
+//     a registered file is built with a placeholder fd, 0 by custom, which
+//     FixedFile then overwrites with the slot.
 //   - Nothing here allocates, makes a syscall or keeps a reference.
 //     Preparing an SQE costs 0 allocations.
 //   - Builders never take uintptr: memory comes as []byte, []unix.Iovec,
@@ -49,13 +54,17 @@
 // The kernel reads and writes user memory after io_uring_enter returns, up
 // to the request's CQE (for zero-copy sends, up to the F_NOTIF CQE; for
 // multishot requests, up to the last CQE, the one without F_MORE). The Go
-// garbage collector does not know that: the caller keeps every buffer,
-// iovec array, msghdr, sockaddr, timespec and path reachable until then
-// (runtime.KeepAlive, or a reference in a live struct). The Go runtime moves
-// goroutine stacks but not heap objects, so every builder makes the values
+// garbage collector does not know that: until then the caller keeps every
+// buffer, iovec array, msghdr, sockaddr, timespec and path reachable and
+// pinned (runtime.Pinner, which also keeps an object alive while it is
+// pinned; uring.Pins does it per request, keyed by user_data). Today's Go
+// runtime moves no heap object, so reachability alone (runtime.KeepAlive,
+// or a reference in a live struct) is all it needs; the language does not
+// promise that heap objects stay put, and pinning is what holds if they
+// ever move. Goroutine stacks do move, so every builder makes the values
 // whose address it passes escape to the heap (the compiler allocates them
 // there; a builder itself never allocates). Higher layers (package task)
-// keep everything alive for you.
+// keep everything pinned for you.
 //
 //   - Paths and xattr names are NUL-terminated []byte: Path and AppendPath
 //     build one (AppendPath without allocating, given capacity); the caller
@@ -68,9 +77,15 @@
 // # Files and slots
 //
 // fd arguments are process fds. A registered (fixed) file is a Slot, never
-// an int: FixedFile(s, slot) retargets a prepared SQE to a slot. Ops that
-// create a descriptor have *Direct forms that install it into a slot
-// instead (AllocSlot: the kernel picks one and returns it); the slot+1
+// an int: FixedFile(s, slot) retargets a prepared SQE to a slot. Build the
+// SQE with fd 0 (any fd the builder accepts; -1 is refused), then call
+// FixedFile:
+//
+//	if err := sqe.Read(s, 0, buf, off); err != nil { ... }
+//	if err := sqe.FixedFile(s, slot); err != nil { ... }
+//
+// Ops that create a descriptor have *Direct forms that install it into a
+// slot instead (AllocSlot: the kernel picks one and returns it); the slot+1
 // encoding the kernel wants there lives in one function. O_CLOEXEC
 // (SOCK_CLOEXEC) is added to every fd-creating op (Openat, Accept, Socket,
 // Pipe) so exec'd children inherit nothing; Openat2 passes its open_how as

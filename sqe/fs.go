@@ -9,8 +9,8 @@ import (
 
 // Paths: every path and xattr-name argument is a NUL-terminated []byte with
 // no other NUL (build one with Path or AppendPath). The kernel reads it when
-// the request starts, which may be after Submit returns: keep it alive until
-// the CQE.
+// the request starts, which may be after Submit returns: keep it alive and
+// pinned until the CQE.
 
 // Openat prepares openat(2) of path relative to dirfd (unix.AT_FDCWD or a
 // directory fd) with O_* flags and mode: io_uring_prep_openat(3),

@@ -31,7 +31,9 @@ func SkipSuccess(s *sys.SQE) { s.Flags |= sys.SQECQESkipSuccess }
 // FixedFile retargets the SQE from the fd its builder was given to a
 // registered file: the fd field becomes slot (no +1: that encoding is only
 // for direct-descriptor targets) and IOSQE_FIXED_FILE is set. Linux 5.1.
-// An out-of-range slot returns an error and leaves the SQE untouched.
+// The builder checks its fd first, so give it a placeholder it accepts: 0
+// (-1 is refused, with the builder's *ArgError). An out-of-range slot
+// returns an error and leaves the SQE untouched.
 func FixedFile(s *sys.SQE, slot Slot) error {
 	if err := checkSlot("FixedFile", "slot", slot, false); err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 // Timeouts: every builder that takes a time.Duration stores it in a
 // caller-owned *sys.Timespec and passes its address. The kernel reads the
 // timespec when the request starts, which may be after Submit returns:
-// keep *ts alive (and unchanged) until the CQE.
+// keep *ts alive, pinned and unchanged until the CQE.
 //
 // Clocks: a timeout runs on CLOCK_MONOTONIC unless its flags name
 // sys.TimeoutBoottime (CLOCK_BOOTTIME, which keeps counting through

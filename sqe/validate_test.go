@@ -214,3 +214,20 @@ func TestPrepAllocs(t *testing.T) {
 	require.NoError(t, sink)
 	require.Zero(t, allocs)
 }
+
+// TestFixedFilePlaceholderFd pins the documented way to reach a registered
+// file: the builder refuses -1 (before writing anything) and takes 0,
+// which FixedFile overwrites with the slot. (TestExecDirect runs such SQEs
+// on the kernel.)
+func TestFixedFilePlaceholderFd(t *testing.T) {
+	buf := make([]byte, 8)
+	var s sys.SQE
+	require.EqualError(t, sqe.Read(&s, -1, buf, 0), "sqe: Read: fd = -1 is negative")
+	require.Equal(t, sys.SQE{}, s, "a refused builder writes nothing")
+
+	require.NoError(t, sqe.Read(&s, 0, buf, 0))
+	require.NoError(t, sqe.FixedFile(&s, 5))
+	require.Equal(t, int32(5), s.Fd)
+	require.Equal(t, sys.SQEFixedFile, s.Flags)
+	require.Equal(t, sys.OpRead, s.Opcode)
+}

@@ -150,7 +150,7 @@ func TestSleep(t *testing.T) {
 func TestOpErrorErrno(t *testing.T) {
 	ex := newExec(t)
 	err := runTask(t, ex, func(tk *T) error {
-		_, err := tk.Open("/nonexistent/x", unix.O_RDONLY, 0)
+		_, err := tk.Openat(unix.AT_FDCWD, "/nonexistent/x", unix.O_RDONLY, 0)
 		return err
 	})
 	require.ErrorIs(t, err, unix.ENOENT)

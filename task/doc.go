@@ -64,7 +64,8 @@
 //     buffer is free again when the call returns) and gets the context's
 //     error.
 //   - Errors: an operation failing in the kernel returns *OpError, which
-//     unwraps to unix.Errno (errors.Is(err, unix.ECONNRESET) works). A panic
+//     unwraps to unix.Errno (errors.Is(err, unix.ECONNRESET) works); Open
+//     returns os.Open's *os.PathError instead (os.IsNotExist works). A panic
 //     in a task is recovered and returned to its joiner as *PanicError; the
 //     executor keeps running. After Close every await returns ErrClosed.
 //   - Multishot accept, recv, read and poll are iterators (t.AcceptMultishot,

@@ -69,7 +69,10 @@ func (g *Group) childDone(err error) {
 }
 
 // Wait waits for every task of the group and returns the first error. If
-// t is cancelled first, Wait cancels the group and returns t's error.
+// t is cancelled first, Wait cancels the group (its tasks' operations are
+// cancelled) and returns t's error at once, without waiting for the
+// group's tasks: they finish afterwards, so memory they use is not free
+// when Wait returns. Wait cancels the group's context when it returns.
 func (g *Group) Wait(t *T) error {
 	defer g.cancel()
 	for g.n > 0 {

@@ -4,6 +4,7 @@ package task
 
 import (
 	"net/netip"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -108,9 +109,27 @@ func (t *T) Openat(dirfd int, path string, flags int, mode uint32) (int, error) 
 	return fd, nil
 }
 
-// Open is Openat relative to the working directory.
+// Open is Openat relative to the working directory, with os.Open's error:
+// an *os.PathError with Op "open", the path, and the cause (the errno, the
+// context's error, ErrClosed, or the *ArgError of a bad path), so
+// os.IsNotExist(err) and errors.Is(err, fs.ErrNotExist) hold for a missing
+// file. (Openat returns the *OpError.)
 func (t *T) Open(path string, flags int, mode uint32) (int, error) {
-	return t.Openat(unix.AT_FDCWD, path, flags, mode)
+	fd, err := t.Openat(unix.AT_FDCWD, path, flags, mode)
+	if err != nil {
+		return -1, openError(path, err)
+	}
+	return fd, nil
+}
+
+// openError is Open's error for path: an *os.PathError whose Err is the
+// cause an *OpError carries (os.IsNotExist looks at a PathError's Err only),
+// or err itself.
+func openError(path string, err error) error {
+	if oe, ok := err.(*OpError); ok && oe.Err != nil {
+		err = oe.Err
+	}
+	return &os.PathError{Op: "open", Path: path, Err: err}
 }
 
 // Close closes fd (IORING_OP_CLOSE, 5.6). It runs even when the task's

@@ -98,7 +98,10 @@ func (rt *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
-// Go starts fn on the next executor; wait with Handle.Wait.
+// Go starts fn on the next executor (Runtime.Pick), as SpawnOn does; wait
+// with Handle.Wait. ctx is the task's context (see SpawnOn): its
+// cancellation cancels the operation the task waits on, whose await then
+// returns ctx's error. Handle.Wait's own ctx only bounds the wait.
 func Go[R any](ctx context.Context, rt *Runtime, fn func(*T) (R, error)) *Handle[R] {
 	return SpawnOn(ctx, rt.Pick(), fn)
 }

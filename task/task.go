@@ -175,7 +175,11 @@ func (ex *Executor) queue(u *T) {
 	ex.pushNew(u)
 }
 
-// SpawnOn starts fn on ex from any goroutine; wait with h.Wait.
+// SpawnOn starts fn on ex from any goroutine; wait with h.Wait (or, from
+// a task, h.Join). ctx (nil: context.Background()) is the task's context,
+// as SpawnContext's: its cancellation cancels the operation the task waits
+// on, and its deadline bounds each operation; the task runs fn even when
+// ctx is done already, and its awaits then fail with ctx's error.
 func SpawnOn[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) *Handle[R] {
 	h := newRemote(ctx, ex, fn)
 	ex.post(remoteMsg{kind: msgSpawn, t: h.t})
@@ -271,13 +275,17 @@ func (h *Handle[R]) Join(t *T) (R, error) {
 	return h.res, h.err
 }
 
-// Wait waits from an ordinary goroutine for a task started with SpawnOn.
+// Wait waits from an ordinary goroutine for the task of a handle from
+// SpawnOn, Go or SpawnAt (those have a done channel); a handle from Spawn
+// or SpawnContext gets an *ArgError (join it with Join from a task). ctx
+// bounds the wait only: when it ends first Wait returns its error and the
+// task runs on (its own context is the one given when it was started).
 // From a task of the executor that runs h's task it returns
 // ErrWouldDeadlock unless the task is done (use Join).
 func (h *Handle[R]) Wait(ctx context.Context) (R, error) {
 	if h.doneCh == nil {
 		var zero R
-		return zero, argError("Handle.Wait", "h", "was not started with SpawnOn (use Join from a task)")
+		return zero, argError("Handle.Wait", "h", "was not started with SpawnOn, Go or SpawnAt (use Join from a task)")
 	}
 	if ex := h.t.ex; ex != nil && !h.Done() && !ex.closeReq.Load() && ex.onThread() {
 		var zero R

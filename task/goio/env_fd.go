@@ -4,7 +4,10 @@ package goio
 
 import (
 	"context"
+	"errors"
 	"net/netip"
+	"os"
+	"syscall"
 
 	"github.com/pure-uring/uring/task"
 )
@@ -32,12 +35,34 @@ func (e *Env) WriteAt(ctx context.Context, fd int, buf []byte, off int64) (int, 
 	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Write(fd, buf, off) })
 }
 
-// Open opens path and returns the fd.
+// Open opens path and returns the fd. Its error is os.Open's: an
+// *os.PathError with Op "open", the path and the cause (the errno where
+// there is one, else the error: ctx's, task.ErrWouldDeadlock, ...), so
+// os.IsNotExist(err) and errors.Is(err, fs.ErrNotExist) hold for a
+// missing file.
 func (e *Env) Open(ctx context.Context, path string, flags int, mode uint32) (int, error) {
 	if e == nil {
 		return -1, nilReceiver("Env.Open")
 	}
-	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Open(path, flags, mode) })
+	fd, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Open(path, flags, mode) })
+	if err != nil {
+		return -1, openError(path, err)
+	}
+	return fd, nil
+}
+
+// openError is the *os.PathError of a failed open of name with the cause
+// os would give: the bare errno where there is one (in task.T.Open's
+// PathError, or the EINVAL of an *ArgError), else the error itself.
+func openError(name string, err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		err = pe.Err
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		err = errno
+	}
+	return &os.PathError{Op: "open", Path: name, Err: err}
 }
 
 // CloseFd closes fd.

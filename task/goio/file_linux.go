@@ -56,7 +56,7 @@ func (e *Env) OpenFile(name string, flags int, perm os.FileMode) (*File, error) 
 	ex := e.rt.Pick()
 	fd, err := call(context.Background(), e.rt, ex, func(t *task.T) (int, error) { return t.Open(name, flags, uint32(perm.Perm())) })
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: errnoOf(err)}
+		return nil, openError(name, err)
 	}
 	return &File{rt: e.rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0, append: flags&syscall.O_APPEND != 0}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -142,4 +143,20 @@ func TestConnDeadlineAndClose(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	require.NoError(t, c.Close())
 	require.ErrorIs(t, <-errc, net.ErrClosed)
+}
+
+// TestEnvOpenPathError: Env.Open's error is os.Open's form, an
+// *os.PathError with the path and the bare errno, so os.IsNotExist holds.
+func TestEnvOpenPathError(t *testing.T) {
+	rt := newRuntime(t, 1)
+	missing := filepath.Join(t.TempDir(), "missing")
+	fd, err := On(rt).Open(context.Background(), missing, unix.O_RDONLY, 0)
+	require.Equal(t, -1, fd)
+	require.True(t, os.IsNotExist(err), "%v", err)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, &os.PathError{Op: "open", Path: missing, Err: unix.ENOENT}, pe)
+	_, oserr := os.Open(missing)
+	require.Equal(t, oserr.Error(), err.Error(), "the same text as os.Open's")
 }
