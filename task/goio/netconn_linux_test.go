@@ -70,22 +70,43 @@ func TestConnReadWrite(t *testing.T) {
 // the past, it unblocks it at once.
 func TestConnDeadlineChangedInFlight(t *testing.T) {
 	s, peer := connPair(t, newRuntime(t, 1))
-	require.NoError(t, s.SetReadDeadline(time.Now().Add(30*time.Millisecond)))
 	res := make(chan error, 1)
 	buf := make([]byte, 4)
-	go func() {
-		n, err := s.Read(buf)
-		if err == nil && string(buf[:n]) != "late" {
-			err = io.ErrUnexpectedEOF
+	// A Read waits with a deadline d away; the deadline moves 5 s away
+	// before d passes, then d passes: the Read must go on until the data
+	// comes. Only a move that returned before the first deadline proves
+	// it; on a machine too loaded for that the round runs again with twice
+	// the room (the data is read either way).
+	for d := 30 * time.Millisecond; ; d *= 2 {
+		require.Less(t, d, time.Minute, "never moved a deadline before it passed")
+		first := time.Now().Add(d)
+		require.NoError(t, s.SetReadDeadline(first))
+		go func() {
+			n, err := s.Read(buf)
+			if err == nil && string(buf[:n]) != "late" {
+				err = io.ErrUnexpectedEOF
+			}
+			res <- err
+		}()
+		time.Sleep(d / 3)
+		require.NoError(t, s.SetReadDeadline(time.Now().Add(5*time.Second)))
+		movedInTime := time.Now().Before(first)
+		time.Sleep(d + 20*time.Millisecond) // past the first deadline
+		_, err := peer.Write([]byte("late"))
+		require.NoError(t, err)
+		err = <-res
+		if movedInTime {
+			require.NoError(t, err, "the Read ended at the deadline it had before the move")
+			break
 		}
-		res <- err
-	}()
-	time.Sleep(10 * time.Millisecond)
-	require.NoError(t, s.SetReadDeadline(time.Now().Add(5*time.Second)))
-	time.Sleep(50 * time.Millisecond) // past the first deadline
-	_, err := peer.Write([]byte("late"))
-	require.NoError(t, err)
-	require.NoError(t, <-res)
+		if err != nil { // it may have ended at the first deadline: take the data
+			require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+			require.NoError(t, s.SetReadDeadline(time.Time{}))
+			n, err := io.ReadFull(s, buf)
+			require.NoError(t, err)
+			require.Equal(t, "late", string(buf[:n]))
+		}
+	}
 
 	// An hour away first, so that only the move can end the Read.
 	require.NoError(t, s.SetReadDeadline(time.Now().Add(time.Hour)))
@@ -96,7 +117,7 @@ func TestConnDeadlineChangedInFlight(t *testing.T) {
 
 	// Cleared: reads work again.
 	require.NoError(t, s.SetReadDeadline(time.Time{}))
-	_, err = peer.Write([]byte("more"))
+	_, err := peer.Write([]byte("more"))
 	require.NoError(t, err)
 	n, err := s.Read(buf)
 	require.NoError(t, err)
