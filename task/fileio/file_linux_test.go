@@ -381,6 +381,7 @@ func TestFilesOutliveTheirRings(t *testing.T) {
 	require.NoError(t, r.Close())
 	require.ErrorIs(t, r.Close(), uring.ErrClosed)
 	require.Error(t, r.Fallback())
+	require.Zero(t, r.Len())
 	for i := range 8 {
 		_, err = f.ReadAt(buf, int64(i*512))
 		require.NoError(t, err)

@@ -21,8 +21,10 @@ func requireBackend(t *testing.T) {
 	t.Helper()
 	if err := feature.Available(); errors.Is(err, feature.ErrUnsupported) {
 		require.Error(t, Default().Fallback(), "io_uring is denied here: the rings must fall back")
+		require.Zero(t, Default().Len())
 	} else {
 		require.NoError(t, Default().Fallback(), "io_uring is available here")
+		require.Positive(t, Default().Len())
 	}
 }
 
@@ -32,6 +34,9 @@ func newRings(t *testing.T, n int) *Rings {
 	r, err := NewRings(n, 16)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
+	if r.Fallback() == nil {
+		require.Equal(t, n, r.Len(), "rings started")
+	}
 	return r
 }
 

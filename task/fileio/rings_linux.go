@@ -27,8 +27,9 @@ type Rings struct {
 // DefaultEntries is the SQ size of each of Default's rings.
 const DefaultEntries = 256
 
-// NewRings starts n rings of entries SQEs each (1..uring.MaxEntries).
-// Where io_uring is unavailable (the kernel lacks it, io_uring_disabled,
+// NewRings starts n rings of entries SQEs each (1..uring.MaxEntries);
+// fewer when the kernel refuses more once one started (see Len). Where
+// io_uring is unavailable (the kernel lacks it, io_uring_disabled,
 // a seccomp filter, too little locked memory) it returns Rings that run
 // on plain system calls, with the reason in Fallback, and no error: the
 // files work either way. An error is only for a bad argument.
@@ -43,14 +44,24 @@ func NewRings(n int, entries uint32) (*Rings, error) {
 	for range n {
 		s, err := poll.NewShared(entries)
 		if err != nil {
-			for _, s := range r.rings {
-				_ = s.Close()
+			if len(r.rings) == 0 {
+				return &Rings{fallback: err}, nil
 			}
-			return &Rings{fallback: err}, nil
+			break // fewer rings: kernels before 5.12 charge each to RLIMIT_MEMLOCK
 		}
 		r.rings = append(r.rings, s)
 	}
 	return r, nil
+}
+
+// Len is the number of rings: n, or fewer when the kernel refused more
+// (before 5.12 each ring counts against RLIMIT_MEMLOCK), or 0 on the
+// fallback.
+func (r *Rings) Len() int {
+	if r.closed.Load() {
+		return 0
+	}
+	return len(r.rings)
 }
 
 var (

@@ -57,6 +57,9 @@ func (r *Rings) Fallback() error {
 	return errNoIOUring
 }
 
+// Len is the number of rings: 0 off Linux.
+func (r *Rings) Len() int { return 0 }
+
 // Close marks the Rings closed; a second Close returns uring.ErrClosed.
 func (r *Rings) Close() error {
 	if r.closed.Swap(true) {
