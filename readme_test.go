@@ -3,10 +3,10 @@
 package uring_test
 
 import (
+	"embed"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"strings"
 	"testing"
 
@@ -26,9 +26,15 @@ func TestREADMESnippets(t *testing.T) {
 	}
 }
 
+// The files the snippets live in, built into the test binary: the
+// kernel matrix runs it in a copy of this directory only.
+//
+//go:embed README.md example_test.go task/fileio/example_test.go
+var snippetFiles embed.FS
+
 func requireSnippet(t *testing.T, heading, file, fn string) {
 	t.Helper()
-	readme, err := os.ReadFile("README.md")
+	readme, err := snippetFiles.ReadFile("README.md")
 	require.NoError(t, err)
 	_, sec, ok := strings.Cut(string(readme), "\n"+heading)
 	require.True(t, ok, "README.md has no section %q", strings.TrimSpace(heading))
@@ -40,7 +46,7 @@ func requireSnippet(t *testing.T, heading, file, fn string) {
 	block, _, ok = strings.Cut(block, "\n```\n")
 	require.True(t, ok, "the ```go block of %q is not closed", strings.TrimSpace(heading))
 
-	src, err := os.ReadFile(file)
+	src, err := snippetFiles.ReadFile(file)
 	require.NoError(t, err)
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, src, 0)
