@@ -211,6 +211,12 @@ func (l *Loop) spinOn() bool {
 		l.spinStart = time.Now()
 	}
 	l.spins++
+	if !spareP() {
+		// No P for anyone else while this loop spins (GOMAXPROCS at most
+		// the running loops): let the goroutines that feed it run, or
+		// each of their requests waits for a preemption (10 ms).
+		runtime.Gosched()
+	}
 	if l.strategy == Hybrid {
 		if l.spins&31 != 0 || time.Since(l.spinStart) < l.cfg.SpinTime {
 			return true
