@@ -331,10 +331,11 @@ func (b *Buffers) Unregister() error {
 	if b.unreg.Load() {
 		return ErrUnregistered
 	}
-	if b.inflight.Load() > 0 && unregisterWaits() {
+	// A closed ring took the kernel's table with it: only the memory is
+	// left, on every kernel.
+	if b.inflight.Load() > 0 && unregisterWaits() && !targetClosed(b.t) {
 		return ErrBuffersInUse
 	}
-	// A closed ring took the kernel's table with it: only the memory is left.
 	if _, err := registerNil(b.t, sys.UnregisterBuffers, 0); err != nil && !errors.Is(err, uring.ErrClosed) {
 		return err
 	}

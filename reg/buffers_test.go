@@ -4,6 +4,7 @@ package reg_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -293,6 +294,17 @@ func TestBuffersWithoutAcquire(t *testing.T) {
 // and BufPool.Close unmap it afterwards and return nil. Files hold nothing
 // of reg's: their Unregister after Close only says the ring is closed.
 func TestRegMemoryAfterRingClose(t *testing.T) {
+	// Before 6.13 an unregister with requests in flight waits (and reg
+	// refuses it); after the ring's Close there is no table to wait on.
+	for _, waits := range []bool{true, false} {
+		t.Run(fmt.Sprintf("unregister-waits=%v", waits), func(t *testing.T) {
+			defer reg.SetUnregisterWaits(waits)()
+			regMemoryAfterRingClose(t)
+		})
+	}
+}
+
+func regMemoryAfterRingClose(t *testing.T) {
 	r, err := uring.New(4)
 	require.NoError(t, err)
 	bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 2, Size: 4096})

@@ -77,6 +77,13 @@ func viaIndex(flag sys.RegisterOp, err error) error {
 	return err
 }
 
+// targetClosed reports whether t is a ring that was closed (then the
+// kernel's tables went with it, and no unregister call can wait).
+func targetClosed(t Target) bool {
+	g, ok := t.(GuardedTarget)
+	return ok && g.UseTarget(func(int, sys.RegisterOp) error { return nil }) != nil
+}
+
 // registerNil calls io_uring_register(2) with no argument.
 func registerNil(t Target, op sys.RegisterOp, nr uint32) (int, error) {
 	return register[byte](t, op, nil, nr)
