@@ -89,7 +89,6 @@ type sharedOp struct {
 const (
 	opWaiting uint8 = iota // submitted, CQE not delivered
 	opDone                 // its CQE was delivered
-	opLead                 // not done, and handed the lead
 )
 
 // maxResubmits bounds how often Do submits again an operation the kernel
@@ -128,6 +127,9 @@ func (s *Shared) Ring() *uring.Ring { return s.r }
 // call the Shared from it. keep is memory the SQE points at: it is pinned
 // until the CQE. A negative res is the kernel's error for the request.
 func (s *Shared) Do(prep func(q *sys.SQE) error, keep []byte) (res int32, flags uint32, err error) {
+	if prep == nil {
+		return 0, 0, &uring.ArgError{Func: "Shared.Do", Arg: "prep", Reason: "is nil", Pkg: "poll"}
+	}
 	for attempt := 0; ; attempt++ {
 		res, flags, err = s.do(prep, keep)
 		if err != nil || res != -int32(syscall.ECANCELED) || attempt == maxResubmits {
@@ -175,10 +177,6 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, er
 			s.wakeLeader()
 		}
 		<-op.wake
-		if op.state == opLead {
-			s.mu.Lock()
-			s.lead(op)
-		}
 	}
 	res, flags := op.res, op.flags
 	op.pin.Unpin()
@@ -198,6 +196,9 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, er
 // returned. Requests the kernel cancelled on its own are submitted again,
 // one by one.
 func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep func(i int) []byte) error {
+	if prep == nil && len(res) > 0 {
+		return &uring.ArgError{Func: "Shared.DoBatch", Arg: "prep", Reason: "is nil", Pkg: "poll"}
+	}
 	n := len(res)
 	if n == 0 {
 		return nil

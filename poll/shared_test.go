@@ -299,3 +299,14 @@ func TestSharedBrokenEnterFailsCalls(t *testing.T) {
 	require.ErrorIs(t, s.DoBatch(res, func(i int, q *sys.SQE) error { sqe.Nop(q); return nil }, nil), unix.EOPNOTSUPP)
 	_ = s.Close() // the Ring's own teardown meets /dev/null: its error is not the point
 }
+
+// A nil prep is an argument error naming it, not a panic.
+func TestSharedNilPrep(t *testing.T) {
+	s := newShared(t, 4)
+	_, _, err := s.Do(nil, nil)
+	var ae *uring.ArgError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "prep", ae.Arg)
+	require.ErrorAs(t, s.DoBatch(make([]int32, 2), nil, nil), &ae)
+	require.Equal(t, "Shared.DoBatch", ae.Func)
+}

@@ -62,7 +62,7 @@ func (f *File) ReadAtBatch(ops []ReadOp) error {
 // checkReadOp is ReadAt's check of one op's offset.
 func (f *File) checkReadOp(op *ReadOp) error {
 	if op.Off < 0 {
-		return &os.PathError{Op: "readat", Path: f.of.Name(), Err: errors.New("negative offset")}
+		return f.negativeOffset("readat")
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func (f *File) ReadAt(b []byte, off int64) (n int, err error) {
 		return f.of.ReadAt(b, off)
 	}
 	if off < 0 {
-		return 0, &os.PathError{Op: "readat", Path: f.of.Name(), Err: errors.New("negative offset")}
+		return 0, f.negativeOffset("readat")
 	}
 	if !f.g.Acquire() {
 		return 0, f.closedErr("read")
@@ -67,7 +67,7 @@ func (f *File) ReadAt(b []byte, off int64) (n int, err error) {
 // readAtHeld is ReadAt on the ring path, the guard held.
 func (f *File) readAtHeld(b []byte, off int64) (n int, err error) {
 	if off < 0 {
-		return 0, &os.PathError{Op: "readat", Path: f.of.Name(), Err: errors.New("negative offset")}
+		return 0, f.negativeOffset("readat")
 	}
 	for len(b) > 0 {
 		m, e := f.pread(b[:min(len(b), maxRW)], off)
@@ -97,7 +97,7 @@ func (f *File) WriteAt(b []byte, off int64) (n int, err error) {
 		return 0, errWriteAtInAppendMode
 	}
 	if off < 0 {
-		return 0, &os.PathError{Op: "writeat", Path: f.of.Name(), Err: errors.New("negative offset")}
+		return 0, f.negativeOffset("writeat")
 	}
 	if !f.g.Acquire() {
 		return 0, f.closedErr("write")
@@ -119,6 +119,13 @@ func (f *File) WriteAt(b []byte, off int64) (n int, err error) {
 	f.g.Release()
 	return n, err
 }
+
+// negativeOffset is os's error for an offset below zero.
+func (f *File) negativeOffset(op string) error {
+	return &os.PathError{Op: op, Path: f.of.Name(), Err: errNegativeOffset}
+}
+
+var errNegativeOffset = errors.New("negative offset")
 
 func (f *File) closedErr(op string) error {
 	return &os.PathError{Op: op, Path: f.of.Name(), Err: os.ErrClosed}
