@@ -17,6 +17,7 @@ import (
 	"github.com/pure-uring/uring/internal/fdguard"
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
 )
 
@@ -412,8 +413,10 @@ func (f *File) Close() error {
 		_ = f.dirf.Close()
 	}
 	f.dmu.Unlock()
-	_, err := call(context.Background(), f.rt, f.ex, func(t *task.T) (struct{}, error) { return struct{}{}, t.Close(f.fd) })
-	if err != nil {
+	// close(2) here, not through the ring: it must work after the
+	// runtime's Close too (a handler that closes its file late), and the
+	// guard has already waited for the file's requests in flight.
+	if err := sys.Close(f.fd); err != nil {
 		return f.pathErr("close", errnoOf(err))
 	}
 	return nil

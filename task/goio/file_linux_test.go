@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/task"
 )
 
@@ -261,4 +262,23 @@ func TestFileServeContent(t *testing.T) {
 	}
 	var _ http.File = (*File)(nil)
 	var _ fs.ReadDirFile = (*File)(nil)
+}
+
+// A File closed after its runtime's Close (an HTTP handler that finishes
+// late) still closes its fd: the fd is gone from the process, and a second
+// Close says os.ErrClosed.
+func TestFileCloseAfterRuntimeClose(t *testing.T) {
+	rt, err := task.NewRuntime(1, backendOpts()...)
+	if errors.Is(err, uring.ErrUnsupported) {
+		t.Skipf("io_uring unavailable: %v", err)
+	}
+	require.NoError(t, err)
+	f, err := On(rt).OpenFile(writeTemp(t, []byte("late")), os.O_RDONLY, 0)
+	require.NoError(t, err)
+	fd := f.Fd()
+	require.NoError(t, rt.Close())
+	require.NoError(t, f.Close())
+	_, err = unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	require.ErrorIs(t, err, unix.EBADF, "fd %d is still open after Close", fd)
+	require.ErrorIs(t, f.Close(), os.ErrClosed)
 }
