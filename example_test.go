@@ -59,7 +59,7 @@ func writeReadBack(path string) error {
 	if err := sqe.Write(s, int(f.Fd()), msg, 0); err != nil {
 		return err // a bad argument, named
 	}
-	sqe.UserData(s, 1)
+	sqe.SetUserData(s, 1)
 	if _, err := r.SubmitAndWait(1); err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func writeReadBack(path string) error {
 	if err := sqe.Read(s, int(f.Fd()), buf, 0); err != nil {
 		return err
 	}
-	sqe.UserData(s, 2)
+	sqe.SetUserData(s, 2)
 	if _, err := r.SubmitAndWait(1); err != nil {
 		return err
 	}

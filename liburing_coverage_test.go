@@ -67,7 +67,7 @@ func prepHelpers() []counterpart {
 		{"prep_bind", fns(sqe.Bind[unix.RawSockaddrInet4])},
 		{"prep_cancel", fns(sqe.Cancel)},
 		{"prep_cancel64", fns(sqe.Cancel)}, // user_data is a uint64 either way
-		{"prep_cancel_fd", fns(sqe.CancelFd, sqe.CancelFixedFd)},
+		{"prep_cancel_fd", fns(sqe.CancelFd, sqe.CancelSlot)},
 		{"prep_close", fns(sqe.Close)},
 		{"prep_close_direct", fns(sqe.CloseDirect)},
 		{"prep_cmd_discard", fns(sqe.CmdDiscard)},
@@ -82,7 +82,7 @@ func prepHelpers() []counterpart {
 		{"prep_fallocate", fns(sqe.Fallocate)},
 		{"prep_fgetxattr", fns(sqe.Fgetxattr)},
 		{"prep_files_update", fns(sqe.FilesUpdate)},
-		{"prep_fixed_fd_install", fns(sqe.FixedFdInstall)},
+		{"prep_fixed_fd_install", fns(sqe.InstallFd)},
 		{"prep_fsetxattr", fns(sqe.Fsetxattr)},
 		{"prep_fsync", fns(sqe.Fsync)},
 		{"prep_ftruncate", fns(sqe.Ftruncate)},

@@ -38,7 +38,7 @@ func ExampleMore() {
 		fmt.Println(err)
 		return
 	}
-	sqe.UserData(s, 42)
+	sqe.SetUserData(s, 42)
 	if _, err := r.Submit(); err != nil {
 		fmt.Println(err)
 		return

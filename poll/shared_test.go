@@ -179,7 +179,7 @@ func TestSharedResubmitsKernelCancels(t *testing.T) {
 				if err := sqe.Read(q, r, buf, -1); err != nil {
 					return err
 				}
-				sqe.Async(q)
+				sqe.SetAsync(q)
 				return nil
 			}, buf)
 			if err != nil {

@@ -26,7 +26,7 @@ func recvSelect(fd int, group uint16) func(s *sys.SQE) error {
 		if err := sqe.Recv(s, fd, nil, 0); err != nil {
 			return err
 		}
-		sqe.BufferSelect(s, group)
+		sqe.SetBufferSelect(s, group)
 		return nil
 	}
 }
@@ -457,7 +457,7 @@ func TestLegacyPool(t *testing.T) {
 	require.NoError(t, pool.Put(1, s))
 	s.UserData = 20
 	queue(t, r, 21, recvPool(a, pool))
-	sqe.Link(s)
+	sqe.SetLink(s)
 	submit(t, r)
 	cqes = waitN(t, r, 2)
 	require.Equal(t, int32(0), cqes[20].Res)

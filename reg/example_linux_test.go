@@ -54,11 +54,11 @@ func ExampleRegisterBuffers() {
 	out := bufs.Buf(0)
 	n := copy(out, "hello, fixed buffers")
 	written, err := runFixed(r, bufs, func(s *sys.SQE) error {
-		// The builder's fd is replaced by the slot: FixedFile comes after it.
+		// The builder's fd is replaced by the slot: SetSlot comes after it.
 		if err := sqe.WriteFixed(s, 0, out[:n], 0, 0); err != nil {
 			return err
 		}
-		return sqe.FixedFile(s, file)
+		return sqe.SetSlot(s, file)
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -71,7 +71,7 @@ func ExampleRegisterBuffers() {
 		if err := sqe.ReadFixed(s, 0, in[:64], 0, 1); err != nil {
 			return err
 		}
-		return sqe.FixedFile(s, file)
+		return sqe.SetSlot(s, file)
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -21,7 +21,7 @@ func fixedRead(slot sqe.Slot, buf []byte) func(s *sys.SQE) error {
 		if err := sqe.Read(s, 0, buf, sqe.CurrentPos); err != nil {
 			return err
 		}
-		return sqe.FixedFile(s, slot)
+		return sqe.SetSlot(s, slot)
 	}
 }
 
@@ -46,7 +46,7 @@ func TestFilesFixedReadWriteWithRegisteredBuffers(t *testing.T) {
 		if err := sqe.WriteFixed(s, 0, src, 512, 0); err != nil {
 			return err
 		}
-		return sqe.FixedFile(s, 0)
+		return sqe.SetSlot(s, 0)
 	})
 	submit(t, r)
 	c := wait(t, r)
@@ -60,7 +60,7 @@ func TestFilesFixedReadWriteWithRegisteredBuffers(t *testing.T) {
 		if err := sqe.ReadFixed(s, 0, dst[:1000], 512+100, 1); err != nil {
 			return err
 		}
-		return sqe.FixedFile(s, 0)
+		return sqe.SetSlot(s, 0)
 	})
 	submit(t, r)
 	c = wait(t, r)
@@ -266,7 +266,7 @@ func TestFixedFdInstall(t *testing.T) {
 	defer files.Unregister()
 	slot := sqe.Slot(1)
 	require.NoError(t, files.Validate(slot))
-	queue(t, r, 9, func(s *sys.SQE) error { return sqe.FixedFdInstall(s, slot, 0) })
+	queue(t, r, 9, func(s *sys.SQE) error { return sqe.InstallFd(s, slot, 0) })
 	submit(t, r)
 	c := wait(t, r)
 	require.GreaterOrEqual(t, c.Res, int32(0))
@@ -284,7 +284,7 @@ func TestFixedFdInstall(t *testing.T) {
 	require.Equal(t, "via installed fd", string(buf[:n]))
 
 	// An empty slot cannot be installed.
-	queue(t, r, 10, func(s *sys.SQE) error { return sqe.FixedFdInstall(s, 0, 0) })
+	queue(t, r, 10, func(s *sys.SQE) error { return sqe.InstallFd(s, 0, 0) })
 	submit(t, r)
 	require.Equal(t, unix.EBADF, errno(t, wait(t, r).Res))
 }

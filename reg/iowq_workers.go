@@ -109,7 +109,7 @@ func startOnThisNode(r *uring.Ring, efd int) error {
 			} else if err := sqe.Read(s, efd, nil, 0); err != nil {
 				return err
 			}
-			sqe.Async(s)
+			sqe.SetAsync(s)
 			s.UserData = udata.IOWorkersBound + uint64(kind) // IOWorkersUnbound for kind 1
 			sent++
 		}

@@ -81,7 +81,7 @@ func TestEventfd(t *testing.T) {
 	submit(t, r)
 	wait(t, r)
 	require.Zero(t, eventfdCount(t, efd), "inline completion")
-	queue(t, r, 4, func(s *sys.SQE) error { sqe.Nop(s); sqe.Async(s); return nil })
+	queue(t, r, 4, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetAsync(s); return nil })
 	submit(t, r)
 	wait(t, r)
 	require.Equal(t, uint64(1), eventfdSignalled(t, efd), "io-wq completion")
@@ -121,14 +121,14 @@ func TestPersonality(t *testing.T) {
 	id, err := reg.RegisterPersonality(r)
 	requireRegister(t, err, sys.RegisterPersonality)
 	require.NotZero(t, id)
-	queue(t, r, 1, func(s *sys.SQE) error { sqe.Nop(s); sqe.Personality(s, uint16(id)); return nil })
+	queue(t, r, 1, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetPersonality(s, uint16(id)); return nil })
 	submit(t, r)
 	require.Equal(t, int32(0), wait(t, r).Res)
 	require.NoError(t, reg.UnregisterPersonality(r, id))
 	err = reg.UnregisterPersonality(r, id)
 	require.ErrorIs(t, err, unix.EINVAL)
 	require.ErrorContains(t, err, "no personality with this id")
-	queue(t, r, 2, func(s *sys.SQE) error { sqe.Nop(s); sqe.Personality(s, uint16(id)); return nil })
+	queue(t, r, 2, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetPersonality(s, uint16(id)); return nil })
 	submit(t, r)
 	require.Equal(t, unix.EINVAL, errno(t, wait(t, r).Res))
 }
@@ -149,7 +149,7 @@ func TestRestricted(t *testing.T) {
 
 	// Allowed: the ring works.
 	queue(t, r, 1, nop)
-	queue(t, r, 2, func(s *sys.SQE) error { sqe.Nop(s); sqe.Link(s); return nil })
+	queue(t, r, 2, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetLink(s); return nil })
 	queue(t, r, 3, nop)
 	submit(t, r)
 	for ud, c := range waitN(t, r, 3) {
@@ -160,7 +160,7 @@ func TestRestricted(t *testing.T) {
 	queue(t, r, 4, func(s *sys.SQE) error { return sqe.Write(s, rd, []byte("x"), 0) })
 	submit(t, r)
 	require.Equal(t, unix.EACCES, errno(t, wait(t, r).Res))
-	queue(t, r, 5, func(s *sys.SQE) error { sqe.Nop(s); sqe.Async(s); return nil })
+	queue(t, r, 5, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetAsync(s); return nil })
 	submit(t, r)
 	require.Equal(t, unix.EACCES, errno(t, wait(t, r).Res))
 	// Register opcodes: allowed works, others fail with EACCES, explained.

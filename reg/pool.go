@@ -401,7 +401,7 @@ func (p *BufPool) IsOut(bid uint16) bool { return int(bid) < p.tr.count && p.tr.
 
 // Select makes s (an SQE the sqe builders filled: a read, receive, recvmsg
 // or their multishot forms) take its buffer from the pool:
-// IOSQE_BUFFER_SELECT and the pool's group (sqe.BufferSelect). Before
+// IOSQE_BUFFER_SELECT and the pool's group (sqe.SetBufferSelect). Before
 // Linux 5.19 the kernel caps the request's length at the buffer's, so a
 // length of 0 reads 0 bytes (and still uses up a buffer) where later
 // kernels read it as "the whole buffer": there Select sets a length of 0

@@ -38,11 +38,11 @@ func CancelFd(s *sys.SQE, fd int, flags uint32) error {
 	return nil
 }
 
-// CancelFixedFd prepares the cancellation of the request(s) on the
+// CancelSlot prepares the cancellation of the request(s) on the
 // registered file in slot: IORING_ASYNC_CANCEL_FD|FD_FIXED, Linux 6.0. No
 // memory is held.
-func CancelFixedFd(s *sys.SQE, slot Slot, flags uint32) error {
-	if err := firstErr(checkSlot("CancelFixedFd", "slot", slot, false), checkFlags("CancelFixedFd", "flags", flags, sys.AsyncCancelAll)); err != nil {
+func CancelSlot(s *sys.SQE, slot Slot, flags uint32) error {
+	if err := firstErr(checkSlot("CancelSlot", "slot", slot, false), checkFlags("CancelSlot", "flags", flags, sys.AsyncCancelAll)); err != nil {
 		return err
 	}
 	prep(s, sys.OpAsyncCancel, int(slot), 0, 0, 0)

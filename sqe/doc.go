@@ -16,19 +16,26 @@
 //	if err := sqe.Write(s, fd, msg, 0); err != nil {
 //		return err // an *ArgError naming the argument; s stays a zeroed SQE (a NOP)
 //	}
-//	sqe.UserData(s, 1) // the CQE carries it
-//	sqe.Link(s)        // the next SQE starts only after this one succeeds
+//	sqe.SetUserData(s, 1) // the CQE carries it
+//	sqe.SetLink(s)        // the next SQE starts only after this one succeeds
 //	return nil
 //
 // Builders are named after the op (Read, Accept, LinkTimeout), variants
-// after liburing's helpers (AcceptMultishot, OpenatDirect, SendZCFixed).
-// Each builder's comment names its man page, its opcode, the Linux release
-// that added it, and the memory the kernel holds until the CQE.
+// after liburing's helpers (AcceptMultishot, OpenatDirect, SendZCFixed);
+// modifiers, which set flags or fields of a prepared SQE, start with Set
+// (SetLink, SetAsync, SetSlot, SetUserData). Each builder's comment names
+// its man page, its opcode, the Linux release that added it, and the memory
+// the kernel holds until the CQE.
+//
+// Two words name the two kinds of registration, here and in reg and task:
+// a registered file is a Slot (SetSlot, CancelSlot, the *Direct builders
+// that create into one); a registered buffer is Fixed, after the kernel's
+// READ_FIXED (ReadFixed, WriteFixed, SendZCFixed, and their bufIndex).
 //
 // # Contract
 //
 //   - A builder writes every field of the SQE (the base helper stores a whole
-//     sys.SQE), so call modifiers (UserData, Link, FixedFile, ...) after it.
+//     sys.SQE), so call modifiers (SetUserData, SetLink, SetSlot, ...) after it.
 //   - Arguments are checked before anything is written. On error the SQE is
 //     left untouched (still zeroed, as the ring hands it out), and the error
 //     is an *ArgError naming the builder and the argument
@@ -43,7 +50,7 @@
 //     included) is refused; the exceptions are RW, which takes -1 for "no
 //     file", and dirfd arguments, which take unix.AT_FDCWD. An SQE meant for
 //     a registered file is built with a placeholder fd, 0 by custom, which
-//     FixedFile then overwrites with the slot.
+//     SetSlot then overwrites with the slot.
 //   - Nothing here allocates, makes a syscall or keeps a reference.
 //     Preparing an SQE costs 0 allocations.
 //   - Builders never take uintptr: memory comes as []byte, []unix.Iovec,
@@ -77,12 +84,12 @@
 // # Files and slots
 //
 // fd arguments are process fds. A registered (fixed) file is a Slot, never
-// an int: FixedFile(s, slot) retargets a prepared SQE to a slot. Build the
+// an int: SetSlot(s, slot) retargets a prepared SQE to a slot. Build the
 // SQE with fd 0 (any fd the builder accepts; -1 is refused), then call
-// FixedFile:
+// SetSlot:
 //
 //	if err := sqe.Read(s, 0, buf, off); err != nil { ... }
-//	if err := sqe.FixedFile(s, slot); err != nil { ... }
+//	if err := sqe.SetSlot(s, slot); err != nil { ... }
 //
 // Ops that create a descriptor have *Direct forms that install it into a
 // slot instead (AllocSlot: the kernel picks one and returns it); the slot+1

@@ -45,7 +45,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	sqe.UserData(s, 2)
+	sqe.SetUserData(s, 2)
 
 	if _, err := ring.SubmitAndWait(2); err != nil {
 		fmt.Println(err)
@@ -80,7 +80,7 @@ func queueWrite(ring *uring.Ring, fd int, msg []byte) error {
 	if err := sqe.Write(s, fd, msg, 0); err != nil {
 		return err // an *ArgError naming the argument; s stays a zeroed SQE (a NOP)
 	}
-	sqe.UserData(s, 1) // the CQE carries it
-	sqe.Link(s)        // the next SQE starts only after this one succeeds
+	sqe.SetUserData(s, 1) // the CQE carries it
+	sqe.SetLink(s)        // the next SQE starts only after this one succeeds
 	return nil
 }

@@ -205,7 +205,7 @@ func TestExecDirect(t *testing.T) {
 			if err := sqe.Read(s, 0, b, off); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, slot)
+			return sqe.SetSlot(s, slot)
 		})
 	}
 
@@ -224,7 +224,7 @@ func TestExecDirect(t *testing.T) {
 
 	t.Run("FixedFdInstall", func(t *testing.T) {
 		needOp(t, sys.OpFixedFdInstall) // 6.8
-		fd := runOK(t, r, func(s *sys.SQE) error { return sqe.FixedFdInstall(s, 2, 0) })
+		fd := runOK(t, r, func(s *sys.SQE) error { return sqe.InstallFd(s, 2, 0) })
 		closeLater(t, fd)
 		n, err := unix.Pread(fd, buf, 7)
 		require.NoError(t, err)
@@ -431,13 +431,13 @@ func TestExecSpliceTeePipe(t *testing.T) {
 			if err := sqe.Write(s, 0, msg, sqe.CurrentPos); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, sqe.Slot(dfds[1]))
+			return sqe.SetSlot(s, sqe.Slot(dfds[1]))
 		}))
 		n = runOK(t, r, func(s *sys.SQE) error {
 			if err := sqe.Read(s, 0, teed, sqe.CurrentPos); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, sqe.Slot(dfds[0]))
+			return sqe.SetSlot(s, sqe.Slot(dfds[0]))
 		})
 		require.Equal(t, msg, teed[:n])
 	})

@@ -95,7 +95,7 @@ func TestExecSocketLifecycle(t *testing.T) {
 			if err := sqe.Send(s, 0, []byte("hi"), 0); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, sqe.Slot(slot))
+			return sqe.SetSlot(s, sqe.Slot(slot))
 		}))
 		n, err := unix.Read(c2, got)
 		require.NoError(t, err)

@@ -99,7 +99,7 @@ func TestExecLinks(t *testing.T) {
 		if err := sqe.Read(s, pr, buf, sqe.CurrentPos); err != nil {
 			return err
 		}
-		sqe.Link(s)
+		sqe.SetLink(s)
 		return nil
 	})
 	prep(t, r, 2, func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts, 10*time.Millisecond, 0) })
@@ -114,7 +114,7 @@ func TestExecLinks(t *testing.T) {
 		if err := sqe.Read(s, pr, buf, sqe.CurrentPos); err != nil {
 			return err
 		}
-		sqe.Link(s)
+		sqe.SetLink(s)
 		return nil
 	})
 	prep(t, r, 4, func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts, time.Hour, 0) })
@@ -134,10 +134,10 @@ func TestExecLinks(t *testing.T) {
 		if err := failing(s); err != nil {
 			return err
 		}
-		sqe.Link(s)
+		sqe.SetLink(s)
 		return nil
 	})
-	prep(t, r, 6, func(s *sys.SQE) error { sqe.Nop(s); sqe.Link(s); return nil })
+	prep(t, r, 6, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetLink(s); return nil })
 	prep(t, r, 7, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 	cs = byUD(submitWait(t, r, 3))
 	require.Equal(t, unix.ENOTCONN, errno(cs[5]))
@@ -147,7 +147,7 @@ func TestExecLinks(t *testing.T) {
 		if err := failing(s); err != nil {
 			return err
 		}
-		sqe.HardLink(s)
+		sqe.SetHardLink(s)
 		return nil
 	})
 	prep(t, r, 9, func(s *sys.SQE) error { sqe.Nop(s); return nil })
@@ -157,14 +157,14 @@ func TestExecLinks(t *testing.T) {
 
 	// Drain, Async.
 	prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); return nil })
-	prep(t, r, 11, func(s *sys.SQE) error { sqe.Nop(s); sqe.Drain(s); sqe.Async(s); return nil })
+	prep(t, r, 11, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetDrain(s); sqe.SetAsync(s); return nil })
 	cs2 := submitWait(t, r, 2)
 	require.Equal(t, uint64(11), cs2[1].UserData, "drained: after what came before")
 
 	t.Run("SkipSuccess", func(t *testing.T) {
 		testutil.Require(t, uring.SupportsFeature(sys.FeatCQESkip)) // 5.17
 		// A skipped success posts nothing.
-		prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); sqe.SkipSuccess(s); return nil })
+		prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetSkipSuccess(s); return nil })
 		prep(t, r, 11, func(s *sys.SQE) error { sqe.Nop(s); return nil })
 		cs2 := submitWait(t, r, 1)
 		require.Equal(t, uint64(11), cs2[0].UserData)
@@ -184,7 +184,7 @@ func linkTimeoutUpdate(t *testing.T, r *uring.Ring, pr int, buf []byte) {
 		if err := sqe.Read(s, pr, buf, sqe.CurrentPos); err != nil {
 			return err
 		}
-		sqe.Link(s)
+		sqe.SetLink(s)
 		return nil
 	})
 	prep(t, r, 13, func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts2, time.Hour, 0) })
@@ -286,11 +286,11 @@ func TestExecCancel(t *testing.T) {
 			if err := sqe.Read(s, 0, buf, sqe.CurrentPos); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, 0)
+			return sqe.SetSlot(s, 0)
 		})
 		_, err := r.Submit()
 		require.NoError(t, err)
-		prep(t, r, 9, func(s *sys.SQE) error { return sqe.CancelFixedFd(s, 0, 0) })
+		prep(t, r, 9, func(s *sys.SQE) error { return sqe.CancelSlot(s, 0, 0) })
 		cs := cancelled(t, 9, 0, 8)
 		if cs[9].Res != 0 {
 			kernelLacks(t, cs[9], "IORING_ASYNC_CANCEL_FD_FIXED", "6.0")
@@ -307,7 +307,7 @@ func TestExecCancel(t *testing.T) {
 		if err := sqe.Openat(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0); err != nil {
 			return err
 		}
-		sqe.Async(s) // straight to io-wq, where the open blocks for a writer
+		sqe.SetAsync(s) // straight to io-wq, where the open blocks for a writer
 		return nil
 	})
 	_, err = r.Submit()
@@ -362,7 +362,7 @@ func TestExecMsgRing(t *testing.T) {
 			if err := sqe.MsgRingCQEFlags(s, dst.Fd(), -6, 0xdef, 0x10000); err != nil {
 				return err
 			}
-			sqe.SkipSuccess(s)
+			sqe.SetSkipSuccess(s)
 			return nil
 		})
 		_, err := src.Submit()
@@ -388,7 +388,7 @@ func TestExecMsgRing(t *testing.T) {
 			if err := sqe.Read(s, 0, buf, 0); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, 1)
+			return sqe.SetSlot(s, 1)
 		})
 		require.Equal(t, "passed", string(buf[:n]))
 
@@ -400,7 +400,7 @@ func TestExecMsgRing(t *testing.T) {
 			if err := sqe.Read(s, 0, buf, 0); err != nil {
 				return err
 			}
-			return sqe.FixedFile(s, 0)
+			return sqe.SetSlot(s, 0)
 		})
 		require.Equal(t, "passed", string(buf[:n]))
 		require.Zero(t, dst.CQReady())

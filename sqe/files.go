@@ -25,12 +25,12 @@ func FilesUpdate(s *sys.SQE, fds []int32, at Slot) error {
 	return nil
 }
 
-// FixedFdInstall prepares the installation of the registered file in slot
+// InstallFd prepares the installation of the registered file in slot
 // as a normal fd (close-on-exec unless sys.FixedFdNoCloexec in flags); the
 // result is the new fd: io_uring_prep_fixed_fd_install(3),
 // IORING_OP_FIXED_FD_INSTALL, Linux 6.8. No memory is held.
-func FixedFdInstall(s *sys.SQE, slot Slot, flags uint32) error {
-	if err := firstErr(checkSlot("FixedFdInstall", "slot", slot, false), checkFlags("FixedFdInstall", "flags", flags, sys.FixedFdNoCloexec)); err != nil {
+func InstallFd(s *sys.SQE, slot Slot, flags uint32) error {
+	if err := firstErr(checkSlot("InstallFd", "slot", slot, false), checkFlags("InstallFd", "flags", flags, sys.FixedFdNoCloexec)); err != nil {
 		return err
 	}
 	prep(s, sys.OpFixedFdInstall, int(slot), 0, 0, 0)

@@ -199,7 +199,7 @@ func FuzzSlot(f *testing.F) {
 
 		s = sys.SQE{}
 		sqe.Nop(&s)
-		err = sqe.FixedFile(&s, sqe.Slot(slot))
+		err = sqe.SetSlot(&s, sqe.Slot(slot))
 		if inRange {
 			require.NoError(t, err)
 			require.Equal(t, sys.SQE{Opcode: sys.OpNop, Fd: int32(slot), Flags: sys.SQEFixedFile}, s)

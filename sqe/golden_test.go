@@ -97,7 +97,7 @@ func goldens() []golden {
 		{"AcceptMultishotDirect", func(s *sys.SQE) error { return sqe.AcceptMultishotDirect(s, 8, nil, nil, 0) }, sys.SQE{Opcode: sys.OpAccept, Fd: 8, Ioprio: sys.AcceptMultishot, FileIndex: sys.FileIndexAlloc}},
 		{"Cancel", func(s *sys.SQE) error { return sqe.Cancel(s, 77, sys.AsyncCancelAll) }, sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Addr: 77, OpFlags: sys.AsyncCancelAll}},
 		{"CancelFd", func(s *sys.SQE) error { return sqe.CancelFd(s, 9, 0) }, sys.SQE{Opcode: sys.OpAsyncCancel, Fd: 9, OpFlags: sys.AsyncCancelFd}},
-		{"CancelFixedFd", func(s *sys.SQE) error { return sqe.CancelFixedFd(s, 2, sys.AsyncCancelAll) }, sys.SQE{Opcode: sys.OpAsyncCancel, Fd: 2, OpFlags: sys.AsyncCancelFd | sys.AsyncCancelFdFixed | sys.AsyncCancelAll}},
+		{"CancelSlot", func(s *sys.SQE) error { return sqe.CancelSlot(s, 2, sys.AsyncCancelAll) }, sys.SQE{Opcode: sys.OpAsyncCancel, Fd: 2, OpFlags: sys.AsyncCancelFd | sys.AsyncCancelFdFixed | sys.AsyncCancelAll}},
 		{"CancelOp", func(s *sys.SQE) error { return sqe.CancelOp(s, sys.OpRead, 0) }, sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, Len: uint32(sys.OpRead), OpFlags: sys.AsyncCancelOp}},
 		{"CancelAny", ok(sqe.CancelAny), sys.SQE{Opcode: sys.OpAsyncCancel, Fd: -1, OpFlags: sys.AsyncCancelAny}},
 		{"LinkTimeout", func(s *sys.SQE) error { return sqe.LinkTimeout(s, &gTS, time.Second, 0) }, sys.SQE{Opcode: sys.OpLinkTimeout, Fd: -1, Addr: p(&gTS), Len: 1}},
@@ -167,7 +167,7 @@ func goldens() []golden {
 		{"FutexWait", func(s *sys.SQE) error { return sqe.FutexWait(s, &gFutex, 5, sqe.FutexBitsetAny, sqe.FutexPrivate) }, sys.SQE{Opcode: sys.OpFutexWait, Fd: 0x82, Addr: p(&gFutex), Off: 5, Addr3: 0xffffffff}},
 		{"FutexWake", func(s *sys.SQE) error { return sqe.FutexWake(s, &gFutex, 1, 3, 0) }, sys.SQE{Opcode: sys.OpFutexWake, Fd: 0x02, Addr: p(&gFutex), Off: 1, Addr3: 3}},
 		{"FutexWaitv", func(s *sys.SQE) error { return sqe.FutexWaitv(s, gWaiters) }, sys.SQE{Opcode: sys.OpFutexWaitv, Addr: a(gWaiters), Len: 2}},
-		{"FixedFdInstall", func(s *sys.SQE) error { return sqe.FixedFdInstall(s, 3, sys.FixedFdNoCloexec) }, sys.SQE{Opcode: sys.OpFixedFdInstall, Flags: sys.SQEFixedFile, Fd: 3, OpFlags: sys.FixedFdNoCloexec}},
+		{"FixedFdInstall", func(s *sys.SQE) error { return sqe.InstallFd(s, 3, sys.FixedFdNoCloexec) }, sys.SQE{Opcode: sys.OpFixedFdInstall, Flags: sys.SQEFixedFile, Fd: 3, OpFlags: sys.FixedFdNoCloexec}},
 		{"Ftruncate", func(s *sys.SQE) error { return sqe.Ftruncate(s, 3, 1<<40) }, sys.SQE{Opcode: sys.OpFtruncate, Fd: 3, Off: 1 << 40}},
 		{"Bind", func(s *sys.SQE) error { return sqe.Bind(s, 7, &gSA6) }, sys.SQE{Opcode: sys.OpBind, Fd: 7, Addr: p(&gSA6), Off: 28}},
 		{"Listen", func(s *sys.SQE) error { return sqe.Listen(s, 7, 128) }, sys.SQE{Opcode: sys.OpListen, Fd: 7, Len: 128}},
@@ -182,22 +182,22 @@ func goldens() []golden {
 			if err := sqe.Read(s, 0, gBuf, 0); err != nil {
 				return err
 			}
-			sqe.Link(s)
-			sqe.Async(s)
-			sqe.Drain(s)
-			sqe.SkipSuccess(s)
-			sqe.Personality(s, 3)
-			sqe.Ioprio(s, 0x4004)
-			sqe.UserData(s, 0x1122334455667788)
-			return sqe.FixedFile(s, 6)
+			sqe.SetLink(s)
+			sqe.SetAsync(s)
+			sqe.SetDrain(s)
+			sqe.SetSkipSuccess(s)
+			sqe.SetPersonality(s, 3)
+			sqe.SetIoprio(s, 0x4004)
+			sqe.SetUserData(s, 0x1122334455667788)
+			return sqe.SetSlot(s, 6)
 		}, sys.SQE{Opcode: sys.OpRead, Flags: sys.SQEIOLink | sys.SQEAsync | sys.SQEIODrain | sys.SQECQESkipSuccess | sys.SQEFixedFile,
 			Ioprio: 0x4004, Fd: 6, Addr: a(gBuf), Len: 100, UserData: 0x1122334455667788, Personality: 3}},
 		{"HardLinkBufferSelect", func(s *sys.SQE) error {
 			if err := sqe.Recv(s, 7, nil, 0); err != nil {
 				return err
 			}
-			sqe.HardLink(s)
-			sqe.BufferSelect(s, 12)
+			sqe.SetHardLink(s)
+			sqe.SetBufferSelect(s, 12)
 			return nil
 		}, sys.SQE{Opcode: sys.OpRecv, Flags: sys.SQEIOHardlink | sys.SQEBufferSelect, Fd: 7, BufIndex: 12}},
 	}

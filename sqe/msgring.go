@@ -6,7 +6,7 @@ import "github.com/pure-uring/uring/sys"
 
 // MsgRing prepares a message to the ring whose fd is ringFd: that ring gets
 // a CQE with user_data data and result res; this request completes with 0
-// (add SkipSuccess for no CQE here): io_uring_prep_msg_ring(3),
+// (add SetSkipSuccess for no CQE here): io_uring_prep_msg_ring(3),
 // IORING_OP_MSG_RING, Linux 5.18. No memory is held.
 func MsgRing(s *sys.SQE, ringFd int, res int32, data uint64) error {
 	if err := checkFd("MsgRing", "ringFd", ringFd); err != nil {

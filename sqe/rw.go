@@ -40,7 +40,7 @@ func checkRWV(fn string, fd int, iov []unix.Iovec, off int64) error {
 // Read prepares pread(2) of up to len(buf) bytes from fd at off (CurrentPos:
 // read(2) at the file position): io_uring_prep_read(3), IORING_OP_READ,
 // Linux 5.6. The result is the byte count. The kernel writes buf until the
-// CQE. With BufferSelect pass a nil buf (and use ReadSelect for a length).
+// CQE. With SetBufferSelect pass a nil buf (and use ReadSelect for a length).
 func Read(s *sys.SQE, fd int, buf []byte, off int64) error {
 	if err := checkRW("Read", fd, len(buf), off); err != nil {
 		return err

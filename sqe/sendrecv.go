@@ -109,7 +109,7 @@ func SendZCFixed(s *sys.SQE, fd int, buf []byte, flags int, zc uint16, bufIndex 
 
 // Recv prepares recv(2) into buf from socket fd: io_uring_prep_recv(3),
 // IORING_OP_RECV, Linux 5.6. The result is the byte count (0: EOF). The
-// kernel writes buf until the CQE. With BufferSelect pass a nil buf.
+// kernel writes buf until the CQE. With SetBufferSelect pass a nil buf.
 func Recv(s *sys.SQE, fd int, buf []byte, flags int) error {
 	if err := checkFlags32("Recv", "flags", flags); err != nil {
 		return err

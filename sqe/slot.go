@@ -8,7 +8,7 @@ import (
 
 // Slot is an index into the ring's registered (fixed) file table. It is
 // never an fd: a Slot names a file only to requests that carry
-// IOSQE_FIXED_FILE (see FixedFile) or a direct-descriptor target.
+// IOSQE_FIXED_FILE (see SetSlot) or a direct-descriptor target.
 type Slot uint32
 
 // MaxSlot is the highest slot the kernel accepts (IORING_MAX_FIXED_FILES-1).

@@ -9,7 +9,7 @@ import (
 
 // Splice prepares splice(2) of up to n bytes from fdIn at offIn to fdOut at
 // offOut; one side must be a pipe, whose offset is CurrentPos. With
-// sys.SpliceFdInFixed in flags, fdIn is a registered-file slot (FixedFile
+// sys.SpliceFdInFixed in flags, fdIn is a registered-file slot (SetSlot
 // covers fdOut): io_uring_prep_splice(3), IORING_OP_SPLICE, Linux 5.7. The
 // result is the byte count. No memory is held.
 func Splice(s *sys.SQE, fdIn int, offIn int64, fdOut int, offOut int64, n uint32, flags uint32) error {

@@ -102,7 +102,7 @@ func TestTimeoutAbsClocks(t *testing.T) {
 					if err := sqe.TimeoutAbs(s, &ts, c.now(t), 0, c.flag|sys.TimeoutETimeSuccess); err != nil {
 						return err
 					}
-					sqe.Link(s)
+					sqe.SetLink(s)
 					return nil
 				})
 				prep(t, r, 21, func(s *sys.SQE) error { sqe.Nop(s); return nil })
@@ -144,7 +144,7 @@ func TestLinkTimeoutAbs(t *testing.T) {
 				if err := sqe.Read(s, pr, buf, sqe.CurrentPos); err != nil {
 					return err
 				}
-				sqe.Link(s)
+				sqe.SetLink(s)
 				return nil
 			})
 			prep(t, r, 2, func(s *sys.SQE) error { return sqe.LinkTimeoutAbs(s, &ts, at, c.flag) })
@@ -198,7 +198,7 @@ func TestLinkTimeoutUpdateAbs(t *testing.T) {
 				if err := sqe.Read(s, pr, buf, sqe.CurrentPos); err != nil {
 					return err
 				}
-				sqe.Link(s)
+				sqe.SetLink(s)
 				return nil
 			})
 			prep(t, r, 13, func(s *sys.SQE) error { return sqe.LinkTimeout(s, &ts, time.Hour, c.flag) })

@@ -78,7 +78,7 @@ func invalids() []invalid {
 		{func(s *sys.SQE) error { return sqe.TimeoutUpdate(s, &ts, time.Second, 1, sys.TimeoutETimeSuccess) }, "sqe: TimeoutUpdate: flags has unknown bits 0x20"},
 		{func(s *sys.SQE) error { return sqe.Cancel(s, 1, sys.AsyncCancelAny) }, "sqe: Cancel: flags has unknown bits 0x4"},
 		{func(s *sys.SQE) error { return sqe.CancelOp(s, sys.OpLast, 0) }, "sqe: CancelOp: op = 65 is not a known opcode"},
-		{func(s *sys.SQE) error { return sqe.CancelFixedFd(s, 1<<21, 0) }, "sqe: CancelFixedFd: slot = 2097152 exceeds MaxSlot (1048575)"},
+		{func(s *sys.SQE) error { return sqe.CancelSlot(s, 1<<21, 0) }, "sqe: CancelSlot: slot = 2097152 exceeds MaxSlot (1048575)"},
 		{func(s *sys.SQE) error { return sqe.MsgRing(s, -1, 0, 0) }, "sqe: MsgRing: ringFd = -1 is negative"},
 		{func(s *sys.SQE) error { return sqe.MsgRingFd(s, 3, 0, 0, 0, sys.MsgRingFlagsPass) }, "sqe: MsgRingFd: flags has unknown bits 0x2"},
 		{func(s *sys.SQE) error { return sqe.MsgRingFd(s, 3, sqe.AllocSlot, 0, 0, 0) }, "sqe: MsgRingFd: src = 4294967295 exceeds MaxSlot (1048575)"},
@@ -88,7 +88,7 @@ func invalids() []invalid {
 		{func(s *sys.SQE) error { return sqe.FutexWaitv(s, nil) }, "sqe: FutexWaitv: len(w) = 0 is not in [1, 128]"},
 		{func(s *sys.SQE) error { return sqe.Waitid(s, unix.P_PID, 1, nil, 0) }, "sqe: Waitid: info is nil"},
 		{func(s *sys.SQE) error { return sqe.FilesUpdate(s, nil, 0) }, "sqe: FilesUpdate: len(fds) is 0"},
-		{func(s *sys.SQE) error { return sqe.FixedFdInstall(s, 0, 2) }, "sqe: FixedFdInstall: flags has unknown bits 0x2"},
+		{func(s *sys.SQE) error { return sqe.InstallFd(s, 0, 2) }, "sqe: InstallFd: flags has unknown bits 0x2"},
 		{func(s *sys.SQE) error { return sqe.ProvideBuffers(s, gBuf, 10, 11, 0, 0) }, "sqe: ProvideBuffers: len(mem) = 100 is less than nr*bufLen"},
 		{func(s *sys.SQE) error { return sqe.ProvideBuffers(s, gBuf, 1, 2, 0, 65535) }, "sqe: ProvideBuffers: startID = 65535 leaves no room for nr ids"},
 		{func(s *sys.SQE) error { return sqe.ProvideBuffers(s, gBuf, 0, 1, 0, 0) }, "sqe: ProvideBuffers: bufLen is 0"},
@@ -110,7 +110,7 @@ func invalids() []invalid {
 		{func(s *sys.SQE) error { return sqe.UringCmd(s, 3, 0, make([]byte, 17)) }, "sqe: UringCmd: len(cmd) = 17 exceeds 16 (use UringCmdSQE128 on an SQE128 ring)"},
 		{func(s *sys.SQE) error { return sqe.Ftruncate(s, 3, -1) }, "sqe: Ftruncate: length = -1 is negative"},
 		{func(s *sys.SQE) error { return sqe.Fallocate(s, 3, 0, -1, 0) }, "sqe: Fallocate: off = -1 is negative"},
-		{func(s *sys.SQE) error { return sqe.FixedFile(s, 1<<20) }, "sqe: FixedFile: slot = 1048576 exceeds MaxSlot (1048575)"},
+		{func(s *sys.SQE) error { return sqe.SetSlot(s, 1<<20) }, "sqe: SetSlot: slot = 1048576 exceeds MaxSlot (1048575)"},
 	}
 }
 
@@ -207,9 +207,9 @@ func TestPrepAllocs(t *testing.T) {
 		sink = sqe.Openat(&s, unix.AT_FDCWD, gPath, 0, 0)
 		sink = sqe.Timeout(&s, &ts, time.Millisecond, 0, 0)
 		sink = sqe.Connect(&s, 3, &gSA4)
-		sink = sqe.FixedFile(&s, 1)
-		sqe.UserData(&s, 1)
-		sqe.Link(&s)
+		sink = sqe.SetSlot(&s, 1)
+		sqe.SetUserData(&s, 1)
+		sqe.SetLink(&s)
 	})
 	require.NoError(t, sink)
 	require.Zero(t, allocs)
@@ -217,7 +217,7 @@ func TestPrepAllocs(t *testing.T) {
 
 // TestFixedFilePlaceholderFd pins the documented way to reach a registered
 // file: the builder refuses -1 (before writing anything) and takes 0,
-// which FixedFile overwrites with the slot. (TestExecDirect runs such SQEs
+// which SetSlot overwrites with the slot. (TestExecDirect runs such SQEs
 // on the kernel.)
 func TestFixedFilePlaceholderFd(t *testing.T) {
 	buf := make([]byte, 8)
@@ -226,7 +226,7 @@ func TestFixedFilePlaceholderFd(t *testing.T) {
 	require.Equal(t, sys.SQE{}, s, "a refused builder writes nothing")
 
 	require.NoError(t, sqe.Read(&s, 0, buf, 0))
-	require.NoError(t, sqe.FixedFile(&s, 5))
+	require.NoError(t, sqe.SetSlot(&s, 5))
 	require.Equal(t, int32(5), s.Fd)
 	require.Equal(t, sys.SQEFixedFile, s.Flags)
 	require.Equal(t, sys.OpRead, s.Opcode)

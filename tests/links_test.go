@@ -31,9 +31,9 @@ func TestShortReadBreaksLinkHardLinkContinues(t *testing.T) {
 		s := getSQE(t, r)
 		require.NoError(t, sqe.Read(s, fd, buf, 4))
 		if hard {
-			sqe.HardLink(s)
+			sqe.SetHardLink(s)
 		} else {
-			sqe.Link(s)
+			sqe.SetLink(s)
 		}
 		s.UserData = 1
 		s = getSQE(t, r)

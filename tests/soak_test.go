@@ -326,7 +326,7 @@ func TestSoakFixedFilesRegisteredBuffers(t *testing.T) {
 		} else {
 			require.NoError(t, sqe.ReadFixed(s, 0, b, off, uint16(idx)))
 		}
-		require.NoError(t, sqe.FixedFile(s, 0))
+		require.NoError(t, sqe.SetSlot(s, 0))
 		s.UserData = uint64(i)
 		c := submitWait(t, r, 1)[0]
 		require.Equal(t, uint64(i), c.UserData)

@@ -51,7 +51,7 @@ func TestThreadExitCancelsItsRequests(t *testing.T) {
 		s, err := r.GetSQE()
 		if err == nil {
 			err = sqe.Read(s, rd, buf, -1)
-			sqe.UserData(s, 1)
+			sqe.SetUserData(s, 1)
 		}
 		if err == nil {
 			_, err = r.Submit()
@@ -139,8 +139,8 @@ func firstIOWorkRound(res *[2]int32) error {
 		if err := prep(s); err != nil {
 			return err
 		}
-		sqe.Async(s)
-		sqe.UserData(s, uint64(i))
+		sqe.SetAsync(s)
+		sqe.SetUserData(s, uint64(i))
 		if _, err := r.SubmitAndWait(1); err != nil {
 			return err
 		}

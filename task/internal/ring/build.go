@@ -55,7 +55,7 @@ func (r *Backend) build(s *sys.SQE, sl *slot, op *iop.Op) error {
 			err = sqe.WriteFixed(s, fd, op.Buf, op.Off, op.BufIndex)
 		}
 		if err == nil && op.Fixed {
-			err = sqe.FixedFile(s, sqe.Slot(fd))
+			err = sqe.SetSlot(s, sqe.Slot(fd))
 		}
 		if err == nil {
 			sl.keepBytes(op.Buf)

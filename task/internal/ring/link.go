@@ -56,7 +56,7 @@ func (r *Backend) link(w *iop.Waiter, op *iop.Op) iop.Status {
 			sl.keepBytes(o.Buf)
 		}
 		if i < len(ops)-1 {
-			sqe.Link(s)
+			sqe.SetLink(s)
 		}
 		sl.w, sl.out = w, &op.Results[i]
 		ch.slots[i], ch.toks[i] = sl, sl.tok

@@ -141,7 +141,7 @@ func (r *Backend) linkTimeout(s *sys.SQE, sl *slot, deadline int64) bool {
 		return false
 	}
 	lt.UserData = udIgnore
-	sqe.Link(s)
+	sqe.SetLink(s)
 	sl.linkedTO = true
 	return true
 }

@@ -455,7 +455,7 @@ func rrTask(t *task.T, fd int, bufs *reg.Buffers, cached bool, slot, worker int,
 	var perr error
 	prep := func(s *sys.SQE) {
 		if perr = sqe.ReadFixed(s, 0, buf, off, uint16(slot)); perr == nil {
-			perr = sqe.FixedFile(s, 0)
+			perr = sqe.SetSlot(s, 0)
 		}
 	}
 	for {
