@@ -6,7 +6,7 @@ import "github.com/pure-uring/uring/internal/feature"
 // bit of the kernel's tables of opcodes, setup flags, feature bits,
 // register opcodes and enter flags: a flag of one opcode or registration,
 // or an opcode that is only useful in a form a later release added. Each
-// has a try-and-see probe (Supports) and the release that added it
+// has a try-and-see probe (CheckCapability) and the release that added it
 // (Since); String is a short name, CName the kernel's name for it.
 type Capability int
 
@@ -23,13 +23,13 @@ const (
 	// CapMultishotTimeout: IORING_TIMEOUT_MULTISHOT on TIMEOUT (6.4).
 	CapMultishotTimeout = Capability(feature.CapMultishotTimeout)
 	// CapMultishotRead: IORING_OP_READ_MULTISHOT (6.7); the same answer as
-	// SupportsOp(sys.OpReadMultishot).
+	// CheckOp(sys.OpReadMultishot).
 	CapMultishotRead = Capability(feature.CapMultishotRead)
 	// CapCancelFlags: IORING_ASYNC_CANCEL_ALL, _FD and _ANY on ASYNC_CANCEL
 	// (5.19).
 	CapCancelFlags = Capability(feature.CapCancelFlags)
 	// CapBufRing: provided-buffer rings, IORING_REGISTER_PBUF_RING (5.19);
-	// the same answer as SupportsRegisterOp(sys.RegisterPbufRing).
+	// the same answer as CheckRegisterOp(sys.RegisterPbufRing).
 	CapBufRing = Capability(feature.CapBufRing)
 	// CapBufRingMmap: buffer rings the kernel allocates and the
 	// application maps, IOU_PBUF_RING_MMAP (6.4).
@@ -53,7 +53,7 @@ const (
 	CapSparseBuffers = Capability(feature.CapSparseBuffers)
 	// CapRinglessMsgRing: IORING_REGISTER_SEND_MSG_RING, a MSG_RING sent
 	// without a source ring (6.13); the same answer as
-	// SupportsRegisterOp(sys.RegisterSendMsgRing).
+	// CheckRegisterOp(sys.RegisterSendMsgRing).
 	CapRinglessMsgRing = Capability(feature.CapRinglessMsgRing)
 	// CapSocketCmd: URING_CMD on sockets (SOCKET_URING_OP_SIOCINQ,
 	// _SIOCOUTQ, _GETSOCKOPT, _SETSOCKOPT; 6.7).

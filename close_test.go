@@ -79,7 +79,7 @@ func requireNoRingFd(t *testing.T, fd int) {
 // cqeWakeExists reports whether this kernel can post a CQE into a ring
 // from outside it: ring-less SEND_MSG_RING (6.13) or MSG_RING (5.18).
 func cqeWakeExists() bool {
-	return uring.SupportsRegisterOp(sys.RegisterSendMsgRing) == nil || uring.SupportsOp(sys.OpMsgRing) == nil
+	return uring.CheckRegisterOp(sys.RegisterSendMsgRing) == nil || uring.CheckOp(sys.OpMsgRing) == nil
 }
 
 // waitKinds are the calls that sleep in io_uring_enter; each gets r (with

@@ -40,7 +40,7 @@ func TestWaitRecordsNoThreadWhereCQEsWake(t *testing.T) {
 // waiter recording it: woken with CQEs where the kernel can post them, by
 // a signal to that thread otherwise (forced here).
 func TestCloseWakesWaiterOnRegisteredRing(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterRingFds))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterRingFds))
 	for _, signalOnly := range []bool{false, true} {
 		rings := make(chan *uring.Ring, 1)
 		errc := make(chan error, 1)

@@ -49,10 +49,12 @@
 //   - EINTR never reaches the caller: waits retry with the remaining time.
 //   - No call allocates on the submit and reap paths.
 //
-// What the running kernel supports is public: SupportsOp, SupportsSetupFlag,
-// SupportsFeature, SupportsRegisterOp, SupportsEnterFlag and Supports (for
+// What the running kernel supports is public: CheckOp, CheckSetupFlag,
+// CheckFeature, CheckRegisterOp, CheckEnterFlag and CheckCapability (for
 // a Capability such as CapMultishotRecv or CapBufRingInc) each answer nil
-// or an *UnsupportedError with the release that added the thing; Probe
+// or an *UnsupportedError with the release that added the thing (the
+// Check* functions, like CheckAvailable, return an error that says why
+// not, never a bare false); Probe
 // gives every answer at once (it is what `uringctl probe` prints).
 //
 // On systems other than Linux the package compiles and New returns

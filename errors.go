@@ -12,7 +12,7 @@ var (
 	// ErrUnsupported: io_uring, or the feature asked for, is not available
 	// here. errors.Is(err, errors.ErrUnsupported) also holds. Every such
 	// error is an *UnsupportedError, which says what is missing and which
-	// Linux release added it (see Available and the Supports functions).
+	// Linux release added it (see CheckAvailable and the other Check functions).
 	ErrUnsupported = feature.ErrUnsupported
 	// ErrClosed: the ring was closed.
 	ErrClosed = errors.New("uring: ring closed")

@@ -55,7 +55,7 @@ func TestIssuerThreadIsTheCreator(t *testing.T) {
 	t.Run("register", func(t *testing.T) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterResizeRings)) // 6.13
+		testutil.Require(t, uring.CheckRegisterOp(sys.RegisterResizeRings)) // 6.13
 		r := ringtest.New(t, 4, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		onOtherThread(func() { err = r.Resize(8, 0) })
 		require.ErrorIs(t, err, uring.ErrNotIssuer)

@@ -220,7 +220,7 @@ func registerCalls() []counterpart {
 		{"set_iowait", fns((*uring.Ring).SetIOWait)},
 		{"enable_rings", fns((*uring.Ring).Enable, reg.EnableRings)},
 		{"resize_rings", fns((*uring.Ring).Resize, reg.Resize)},
-		{"get_probe", fns(uring.Probe, uring.SupportsOp)},
+		{"get_probe", fns(uring.Probe, uring.CheckOp)},
 		{"get_probe_ring", fns(reg.Probe)},
 		{"setup_buf_ring", fns(reg.RegisterBufRing, reg.NewBufPool)},
 		{"free_buf_ring", fns((*reg.BufRing).Unregister, (*reg.BufPool).Close)},

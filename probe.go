@@ -41,10 +41,13 @@ func init() {
 // without the feature, or at a wrong probe).
 type UnsupportedError = feature.UnsupportedError
 
-// Supports reports whether the kernel has capability c (see Capability).
+// CheckCapability reports whether the kernel has capability c (see
+// Capability).
 //
-// Every Supports* function (and Available) answers with the same contract:
-//   - nil: supported (or, for Available, io_uring is usable here);
+// Every Check* function (CheckOp, CheckSetupFlag, CheckFeature,
+// CheckRegisterOp, CheckEnterFlag, CheckCapability, CheckAvailable)
+// answers with the same contract:
+//   - nil: supported (or, for CheckAvailable, io_uring is usable here);
 //   - an *UnsupportedError (errors.Is(err, ErrUnsupported) and
 //     errors.Is(err, errors.ErrUnsupported) hold): the kernel, or this
 //     process, cannot use it. Its MinimumVersion says which release added
@@ -61,21 +64,21 @@ type UnsupportedError = feature.UnsupportedError
 // flags and capabilities: try and see), leaves no fd or mapping behind, and
 // runs on a locked OS thread. On systems other than Linux every answer is
 // an *UnsupportedError for "io_uring".
-func Supports(c Capability) error { return feature.Cap(feature.Capability(c)) }
+func CheckCapability(c Capability) error { return feature.Cap(feature.Capability(c)) }
 
-// SupportsOp reports whether the kernel supports opcode op, from
+// CheckOp reports whether the kernel supports opcode op, from
 // IORING_REGISTER_PROBE (5.6; before it, from the release that added op).
 // An opcode the kernel knows but was built without (CONFIG_NET, ...) is
 // unsupported with an empty MinimumVersion.
-func SupportsOp(op sys.Op) error { return feature.Op(op) }
+func CheckOp(op sys.Op) error { return feature.Op(op) }
 
-// SupportsSetupFlag reports whether io_uring_setup(2) accepts every flag
+// CheckSetupFlag reports whether io_uring_setup(2) accepts every flag
 // in f, each tried on a two-entry ring with what it requires (SQ_AFF with
 // SQPOLL, DEFER_TASKRUN with SINGLE_ISSUER, ...). The answer names the
 // lowest flag the kernel rejects. f must not be 0.
-func SupportsSetupFlag(f sys.SetupFlags) error {
+func CheckSetupFlag(f sys.SetupFlags) error {
 	if f == 0 {
-		return fmt.Errorf("uring: SupportsSetupFlag(0): no flag")
+		return fmt.Errorf("uring: CheckSetupFlag(0): no flag")
 	}
 	for bit := sys.SetupFlags(1); bit != 0; bit <<= 1 {
 		if f&bit != 0 {
@@ -87,23 +90,23 @@ func SupportsSetupFlag(f sys.SetupFlags) error {
 	return nil
 }
 
-// SupportsFeature reports whether the kernel reports every IORING_FEAT_*
+// CheckFeature reports whether the kernel reports every IORING_FEAT_*
 // bit of f in io_uring_params.features; the answer names the lowest
 // missing bit. f must not be 0.
-func SupportsFeature(f sys.Features) error { return feature.Feature(f) }
+func CheckFeature(f sys.Features) error { return feature.Feature(f) }
 
-// SupportsRegisterOp reports whether io_uring_register(2) supports op,
+// CheckRegisterOp reports whether io_uring_register(2) supports op,
 // tried with valid, harmless arguments on a ring made for the purpose;
 // with sys.RegisterUseRegisteredRing set (6.3), both the flag and the
 // opcode must be supported.
-func SupportsRegisterOp(op sys.RegisterOp) error { return feature.RegisterOp(op) }
+func CheckRegisterOp(op sys.RegisterOp) error { return feature.RegisterOp(op) }
 
-// SupportsEnterFlag reports whether io_uring_enter(2) accepts every flag
+// CheckEnterFlag reports whether io_uring_enter(2) accepts every flag
 // in f, each tried on a ring with nothing to submit or wait for. The
 // answer names the lowest flag the kernel rejects. f must not be 0.
-func SupportsEnterFlag(f sys.EnterFlags) error {
+func CheckEnterFlag(f sys.EnterFlags) error {
 	if f == 0 {
-		return fmt.Errorf("uring: SupportsEnterFlag(0): no flag")
+		return fmt.Errorf("uring: CheckEnterFlag(0): no flag")
 	}
 	for bit := sys.EnterFlags(1); bit != 0; bit <<= 1 {
 		if f&bit != 0 {
@@ -115,13 +118,13 @@ func SupportsEnterFlag(f sys.EnterFlags) error {
 	return nil
 }
 
-// Available reports whether this process can use io_uring at all: nil
+// CheckAvailable reports whether this process can use io_uring at all: nil
 // when a ring can be made; an *UnsupportedError for "io_uring" (no
 // MinimumVersion) whose Reason names kernel.io_uring_disabled with its
 // value, or a seccomp filter (Docker's and containerd's default profiles
 // deny io_uring), when io_uring_setup(2) answers EPERM or ENOSYS; any other
 // error (ENOMEM, EMFILE) as is. Only the "yes" is cached.
-func Available() error { return feature.Available() }
+func CheckAvailable() error { return feature.Available() }
 
 // IOUringDisabled reads the sysctl kernel.io_uring_disabled (6.6): 0
 // io_uring is enabled, 1 only for CAP_SYS_ADMIN or the group in
@@ -220,7 +223,7 @@ func (it ProbeItem) Failed() bool { return it.Err != nil && !errors.Is(it.Err, E
 type ProbeReport struct {
 	Kernel string // uname -r
 	// Unavailable is nil when this process can use io_uring; otherwise
-	// Available's error (an *UnsupportedError naming
+	// CheckAvailable's error (an *UnsupportedError naming
 	// kernel.io_uring_disabled or seccomp, or the error met), and the
 	// lists below are empty.
 	Unavailable     error
@@ -256,7 +259,7 @@ func Probe() (*ProbeReport, error) {
 	if derr == nil {
 		rep.BlockDevices = devs
 	}
-	if err := Available(); err != nil {
+	if err := CheckAvailable(); err != nil {
 		rep.Unavailable = err
 		return rep, err
 	}
@@ -276,24 +279,24 @@ func Probe() (*ProbeReport, error) {
 		return it
 	}
 	for op := sys.Op(0); op < sys.OpLast; op++ {
-		rep.Opcodes = append(rep.Opcodes, item(uint64(op), op.String(), OpName(op), op.Since(), SupportsOp(op)))
+		rep.Opcodes = append(rep.Opcodes, item(uint64(op), op.String(), OpName(op), op.Since(), CheckOp(op)))
 	}
 	for _, f := range sys.SetupFlagList {
-		rep.SetupFlags = append(rep.SetupFlags, item(uint64(f), f.String(), SetupFlagName(f), f.Since(), SupportsSetupFlag(f)))
+		rep.SetupFlags = append(rep.SetupFlags, item(uint64(f), f.String(), SetupFlagName(f), f.Since(), CheckSetupFlag(f)))
 	}
 	for _, f := range sys.FeatureList {
-		rep.Features = append(rep.Features, item(uint64(f), f.String(), FeatureName(f), FeatureSince(f), SupportsFeature(f)))
+		rep.Features = append(rep.Features, item(uint64(f), f.String(), FeatureName(f), FeatureSince(f), CheckFeature(f)))
 	}
 	for op := sys.RegisterOp(0); op < sys.RegisterOpLast; op++ {
-		rep.RegisterOps = append(rep.RegisterOps, item(uint64(op), op.String(), RegisterOpName(op), op.Since(), SupportsRegisterOp(op)))
+		rep.RegisterOps = append(rep.RegisterOps, item(uint64(op), op.String(), RegisterOpName(op), op.Since(), CheckRegisterOp(op)))
 	}
 	u := sys.RegisterUseRegisteredRing
-	rep.RegisterOps = append(rep.RegisterOps, item(uint64(u), "USE_REGISTERED_RING", RegisterOpName(u), u.Since(), SupportsRegisterOp(u)))
+	rep.RegisterOps = append(rep.RegisterOps, item(uint64(u), "USE_REGISTERED_RING", RegisterOpName(u), u.Since(), CheckRegisterOp(u)))
 	for _, f := range enterFlags {
-		rep.EnterFlags = append(rep.EnterFlags, item(uint64(f), f.String(), EnterFlagName(f), EnterFlagSince(f), SupportsEnterFlag(f)))
+		rep.EnterFlags = append(rep.EnterFlags, item(uint64(f), f.String(), EnterFlagName(f), EnterFlagSince(f), CheckEnterFlag(f)))
 	}
 	for _, c := range Capabilities() {
-		rep.Capabilities = append(rep.Capabilities, item(uint64(c), c.String(), c.CName(), c.Since(), Supports(c)))
+		rep.Capabilities = append(rep.Capabilities, item(uint64(c), c.String(), c.CName(), c.Since(), CheckCapability(c)))
 	}
 	return rep, errors.Join(rep.Errors...)
 }

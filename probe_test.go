@@ -16,7 +16,7 @@ import (
 
 func needIOUring(t *testing.T) {
 	t.Helper()
-	if err := uring.Available(); err != nil {
+	if err := uring.CheckAvailable(); err != nil {
 		require.ErrorIs(t, err, uring.ErrUnsupported, "only 'unavailable' may skip")
 		t.Skipf("io_uring unavailable here: %v", err)
 	}
@@ -26,7 +26,7 @@ func needIOUring(t *testing.T) {
 func is618(t *testing.T) bool {
 	ok, err := uring.KernelAtLeast("6.18")
 	require.NoError(t, err)
-	return ok && uring.SupportsOp(sys.OpNop128) != nil
+	return ok && uring.CheckOp(sys.OpNop128) != nil
 }
 
 // requireAnswer checks one answer against the release table: supported, or
@@ -55,27 +55,27 @@ func TestSupportsAnswersByRelease(t *testing.T) {
 	needIOUring(t)
 	for op := sys.Op(0); op < sys.OpLast; op++ {
 		require.NotEmpty(t, op.Since(), "%v", op)
-		requireAnswer(t, uring.SupportsOp(op), uring.OpName(op), op.Since())
+		requireAnswer(t, uring.CheckOp(op), uring.OpName(op), op.Since())
 	}
 	for _, f := range sys.SetupFlagList {
 		require.NotEmpty(t, f.Since(), "%v", f)
-		requireAnswer(t, uring.SupportsSetupFlag(f), uring.SetupFlagName(f), f.Since())
+		requireAnswer(t, uring.CheckSetupFlag(f), uring.SetupFlagName(f), f.Since())
 	}
 	for _, f := range sys.FeatureList {
 		require.NotEmpty(t, uring.FeatureSince(f), "%v", f)
-		requireAnswer(t, uring.SupportsFeature(f), uring.FeatureName(f), uring.FeatureSince(f))
+		requireAnswer(t, uring.CheckFeature(f), uring.FeatureName(f), uring.FeatureSince(f))
 	}
 	for op := sys.RegisterOp(0); op < sys.RegisterOpLast; op++ {
 		require.NotEmpty(t, op.Since(), "%v", op)
-		requireAnswer(t, uring.SupportsRegisterOp(op), uring.RegisterOpName(op), op.Since())
+		requireAnswer(t, uring.CheckRegisterOp(op), uring.RegisterOpName(op), op.Since())
 	}
 	for f := sys.EnterGetEvents; f <= sys.EnterNoIOWait; f <<= 1 {
 		require.NotEmpty(t, uring.EnterFlagSince(f), "%v", f)
-		requireAnswer(t, uring.SupportsEnterFlag(f), uring.EnterFlagName(f), uring.EnterFlagSince(f))
+		requireAnswer(t, uring.CheckEnterFlag(f), uring.EnterFlagName(f), uring.EnterFlagSince(f))
 	}
 	for _, c := range uring.Capabilities() {
 		require.NotEmpty(t, c.Since(), "%v", c)
-		err := uring.Supports(c)
+		err := uring.CheckCapability(c)
 		requireAnswer(t, err, "", c.Since())
 		if ok, _ := uring.KernelAtLeast(c.Since()); ok {
 			require.NoError(t, err, "%v: kernel %s is at least %s", c, uring.KernelRelease(), c.Since())
@@ -92,10 +92,10 @@ func TestSupports618(t *testing.T) {
 		t.Skipf("the exact answers are Linux 6.18's; running %s", uring.KernelRelease())
 	}
 	for op := sys.Op(0); op <= sys.OpPipe; op++ {
-		require.NoError(t, uring.SupportsOp(op), "%v", op)
+		require.NoError(t, uring.CheckOp(op), "%v", op)
 	}
 	for _, op := range []sys.Op{sys.OpNop128, sys.OpUringCmd128} {
-		err := uring.SupportsOp(op)
+		err := uring.CheckOp(op)
 		require.ErrorIs(t, err, uring.ErrUnsupported)
 		ue := asUnsupported(t, err)
 		require.Equal(t, "opcode "+uring.OpName(op), ue.Feature)
@@ -104,41 +104,41 @@ func TestSupports618(t *testing.T) {
 	}
 	for _, f := range sys.SetupFlagList {
 		if f <= sys.SetupCQEMixed {
-			require.NoError(t, uring.SupportsSetupFlag(f), "%v", f)
+			require.NoError(t, uring.CheckSetupFlag(f), "%v", f)
 		} else {
-			err := uring.SupportsSetupFlag(f)
+			err := uring.CheckSetupFlag(f)
 			require.ErrorIs(t, err, syscall.EINVAL)
 			require.Equal(t, f.Since(), asUnsupported(t, err).MinimumVersion)
 		}
 	}
-	require.NoError(t, uring.SupportsSetupFlag(sys.SetupSingleIssuer|sys.SetupDeferTaskrun))
-	err := uring.SupportsSetupFlag(sys.SetupSQPoll | sys.SetupSQEMixed | sys.SetupSQRewind)
+	require.NoError(t, uring.CheckSetupFlag(sys.SetupSingleIssuer|sys.SetupDeferTaskrun))
+	err := uring.CheckSetupFlag(sys.SetupSQPoll | sys.SetupSQEMixed | sys.SetupSQRewind)
 	require.Equal(t, "setup flag IORING_SETUP_SQE_MIXED", asUnsupported(t, err).Feature, "the lowest missing flag")
 	for _, f := range sys.FeatureList {
-		require.NoError(t, uring.SupportsFeature(f), "%v", f)
+		require.NoError(t, uring.CheckFeature(f), "%v", f)
 	}
-	require.NoError(t, uring.SupportsFeature(sys.FeatExtArg|sys.FeatNoIOWait))
-	err = uring.SupportsFeature(sys.FeatExtArg | 1<<30)
+	require.NoError(t, uring.CheckFeature(sys.FeatExtArg|sys.FeatNoIOWait))
+	err = uring.CheckFeature(sys.FeatExtArg | 1<<30)
 	require.Equal(t, "feature 0x40000000", asUnsupported(t, err).Feature)
 	for op := sys.RegisterOp(0); op <= sys.RegisterQuery; op++ {
-		require.NoError(t, uring.SupportsRegisterOp(op), "%v", op)
+		require.NoError(t, uring.CheckRegisterOp(op), "%v", op)
 	}
-	require.NoError(t, uring.SupportsRegisterOp(sys.RegisterPbufRing|sys.RegisterUseRegisteredRing))
-	err = uring.SupportsRegisterOp(sys.RegisterBPFFilter)
+	require.NoError(t, uring.CheckRegisterOp(sys.RegisterPbufRing|sys.RegisterUseRegisteredRing))
+	err = uring.CheckRegisterOp(sys.RegisterBPFFilter)
 	require.Equal(t, "register opcode IORING_REGISTER_BPF_FILTER", asUnsupported(t, err).Feature)
 	require.Equal(t, "7.0", asUnsupported(t, err).MinimumVersion)
-	require.NoError(t, uring.SupportsEnterFlag(sys.EnterGetEvents|sys.EnterNoIOWait))
-	err = uring.SupportsEnterFlag(sys.EnterGetEvents | 1<<8)
+	require.NoError(t, uring.CheckEnterFlag(sys.EnterGetEvents|sys.EnterNoIOWait))
+	err = uring.CheckEnterFlag(sys.EnterGetEvents | 1<<8)
 	require.Equal(t, "enter flag 0x100", asUnsupported(t, err).Feature)
 	require.Empty(t, asUnsupported(t, err).MinimumVersion, "an unknown flag has no release")
 	for _, c := range uring.Capabilities() {
 		if c == uring.CapSocketGetsockname {
-			err := uring.Supports(c)
+			err := uring.CheckCapability(c)
 			require.Equal(t, "6.19", asUnsupported(t, err).MinimumVersion)
 			require.ErrorIs(t, err, syscall.EOPNOTSUPP)
 			continue
 		}
-		require.NoError(t, uring.Supports(c), "%v", c)
+		require.NoError(t, uring.CheckCapability(c), "%v", c)
 	}
 	l, err := uring.KernelLimits()
 	require.NoError(t, err)
@@ -150,8 +150,8 @@ func TestSupports618(t *testing.T) {
 
 func TestSupportsBadArguments(t *testing.T) {
 	for _, err := range []error{
-		uring.SupportsSetupFlag(0), uring.SupportsEnterFlag(0), uring.SupportsFeature(0),
-		uring.Supports(-1), uring.Supports(uring.Capability(len(uring.Capabilities()))),
+		uring.CheckSetupFlag(0), uring.CheckEnterFlag(0), uring.CheckFeature(0),
+		uring.CheckCapability(-1), uring.CheckCapability(uring.Capability(len(uring.Capabilities()))),
 	} {
 		if errors.Is(err, uring.ErrUnsupported) {
 			require.Equal(t, "io_uring", asUnsupported(t, err).Feature, "only off Linux")
@@ -210,7 +210,7 @@ func TestProbeReport(t *testing.T) {
 	rep, err := uring.Probe()
 	require.NotNil(t, rep)
 	require.Equal(t, uring.KernelRelease(), rep.Kernel)
-	if aerr := uring.Available(); aerr != nil {
+	if aerr := uring.CheckAvailable(); aerr != nil {
 		require.ErrorIs(t, err, uring.ErrUnsupported)
 		require.Equal(t, aerr.Error(), rep.Unavailable.Error())
 		require.Empty(t, rep.Opcodes)
@@ -248,12 +248,12 @@ func TestProbeReport(t *testing.T) {
 			require.NotEmpty(t, it.Since, "%s", it.CName)
 		}
 	}
-	check(rep.Opcodes, int(sys.OpLast), func(v uint64) error { return uring.SupportsOp(sys.Op(v)) })
-	check(rep.SetupFlags, len(sys.SetupFlagList), func(v uint64) error { return uring.SupportsSetupFlag(sys.SetupFlags(v)) })
-	check(rep.Features, len(sys.FeatureList), func(v uint64) error { return uring.SupportsFeature(sys.Features(v)) })
-	check(rep.RegisterOps, int(sys.RegisterOpLast)+1, func(v uint64) error { return uring.SupportsRegisterOp(sys.RegisterOp(v)) })
-	check(rep.EnterFlags, 8, func(v uint64) error { return uring.SupportsEnterFlag(sys.EnterFlags(v)) })
-	check(rep.Capabilities, len(uring.Capabilities()), func(v uint64) error { return uring.Supports(uring.Capability(v)) })
+	check(rep.Opcodes, int(sys.OpLast), func(v uint64) error { return uring.CheckOp(sys.Op(v)) })
+	check(rep.SetupFlags, len(sys.SetupFlagList), func(v uint64) error { return uring.CheckSetupFlag(sys.SetupFlags(v)) })
+	check(rep.Features, len(sys.FeatureList), func(v uint64) error { return uring.CheckFeature(sys.Features(v)) })
+	check(rep.RegisterOps, int(sys.RegisterOpLast)+1, func(v uint64) error { return uring.CheckRegisterOp(sys.RegisterOp(v)) })
+	check(rep.EnterFlags, 8, func(v uint64) error { return uring.CheckEnterFlag(sys.EnterFlags(v)) })
+	check(rep.Capabilities, len(uring.Capabilities()), func(v uint64) error { return uring.CheckCapability(uring.Capability(v)) })
 	require.Equal(t, "IORING_OP_NOP", rep.Opcodes[0].CName)
 	require.Equal(t, "NOP", rep.Opcodes[0].Name)
 	require.Equal(t, "IORING_REGISTER_USE_REGISTERED_RING", rep.RegisterOps[len(rep.RegisterOps)-1].CName)
@@ -272,7 +272,7 @@ func TestNewNamesMissingSetupFlag(t *testing.T) {
 	}
 	var missing sys.SetupFlags
 	for _, f := range sys.SetupFlagList {
-		if err := uring.SupportsSetupFlag(f); err != nil {
+		if err := uring.CheckSetupFlag(f); err != nil {
 			require.ErrorIs(t, err, uring.ErrUnsupported)
 			missing = f
 			break
@@ -300,7 +300,7 @@ func TestNewNamesMissingSetupFlag(t *testing.T) {
 // error.
 func TestNewEINVALNotUnsupported(t *testing.T) {
 	needIOUring(t)
-	require.NoError(t, uring.SupportsSetupFlag(sys.SetupSQPoll|sys.SetupSQAff))
+	require.NoError(t, uring.CheckSetupFlag(sys.SetupSQPoll|sys.SetupSQAff))
 	r, err := uring.New(4, uring.WithSQPoll(0), uring.WithSQPollCPU(1<<20)) // no such CPU
 	require.Nil(t, r)
 	require.ErrorIs(t, err, syscall.EINVAL)

@@ -35,7 +35,7 @@ func registerPersonality(fd int, flag sys.RegisterOp) (int, error) {
 }
 
 func TestCloseRingFd(t *testing.T) {
-	testutil.Require(t, uring.SupportsFeature(sys.FeatRegRegRing))
+	testutil.Require(t, uring.CheckFeature(sys.FeatRegRegRing))
 	// The registered index belongs to this thread.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -89,7 +89,7 @@ func TestCloseRingFd(t *testing.T) {
 // thread only: EBADF elsewhere). A call on a closed or reused fd number
 // would fail with EBADF or EOPNOTSUPP while holding the fd.
 func TestCloseRingFdRacingRegisterCalls(t *testing.T) {
-	testutil.Require(t, uring.SupportsFeature(sys.FeatRegRegRing))
+	testutil.Require(t, uring.CheckFeature(sys.FeatRegRegRing))
 	for round := 0; round < 20; round++ {
 		func() {
 			runtime.LockOSThread()
@@ -211,14 +211,14 @@ func TestDontFork(t *testing.T) {
 		require.Len(t, reapAll(t, r, 1), 1)
 	})
 	t.Run("NoMmap", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupNoMmap))
+		testutil.Require(t, uring.CheckSetupFlag(sys.SetupNoMmap))
 		r := ringtest.New(t, 8, uring.WithNoMmap())
 		require.NoError(t, r.DontFork())
 		check(t, r, true)
 	})
 	t.Run("Resize", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterResizeRings))
-		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupDeferTaskrun))
+		testutil.Require(t, uring.CheckRegisterOp(sys.RegisterResizeRings))
+		testutil.Require(t, uring.CheckSetupFlag(sys.SetupDeferTaskrun))
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		r := ringtest.New(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
@@ -342,7 +342,7 @@ func TestWaitCQEsSigmask(t *testing.T) {
 // region (6.13): a slot's timeout, the CQE of a NOP, a minimum wait that
 // returns one CQE of the two asked for, and slots out of range.
 func TestSubmitAndWaitReg(t *testing.T) {
-	testutil.Require(t, uring.SupportsEnterFlag(sys.EnterExtArgReg))
+	testutil.Require(t, uring.CheckEnterFlag(sys.EnterExtArgReg))
 	r, err := uring.New(8, uring.WithDisabled())
 	require.NoError(t, err)
 	// A wait the kernel never ends fails the test instead of hanging it.
@@ -408,7 +408,7 @@ func TestExtWaitsAllocateNothing(t *testing.T) {
 	require.Zero(t, fails)
 	require.Zero(t, allocs, "WaitCQEsSigmask")
 
-	if uring.SupportsEnterFlag(sys.EnterExtArgReg) != nil {
+	if uring.CheckEnterFlag(sys.EnterExtArgReg) != nil {
 		return
 	}
 	rr, err := uring.New(8, uring.WithDisabled())

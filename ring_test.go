@@ -205,7 +205,7 @@ func TestSQE128Ring(t *testing.T) {
 func TestCQE32RingCarriesExtras(t *testing.T) {
 	r := ringtest.New(t, 4, uring.WithCQE32()) // 5.19
 	// NOP with IORING_NOP_CQE32 (6.18) echoes off and addr into big_cqe.
-	testutil.Require(t, uring.Supports(uring.CapNopCQE32))
+	testutil.Require(t, uring.CheckCapability(uring.CapNopCQE32))
 	s, err := r.GetSQE()
 	require.NoError(t, err)
 	s.Opcode, s.UserData, s.OpFlags = sys.OpNop, 9, sys.NopCQE32

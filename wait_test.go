@@ -77,7 +77,7 @@ func TestWaitReturnsWhenCompletionArrives(t *testing.T) {
 }
 
 func TestMinTimeoutBatchesWithoutStalling(t *testing.T) {
-	testutil.Require(t, uring.SupportsFeature(sys.FeatMinTimeout)) // 6.12
+	testutil.Require(t, uring.CheckFeature(sys.FeatMinTimeout)) // 6.12
 	r := ringtest.New(t, 8)
 	// A 5 ms kernel timeout, submitted by the wait itself: a CQE that arrives
 	// during the wait (min-wait counts only new ones).

@@ -12,6 +12,6 @@ import (
 // TestMain fails the package when its tests leak fds, goroutines or
 // io_uring mappings. ExampleMore needs multishot timeouts (6.4).
 func TestMain(m *testing.M) {
-	testutil.SkipExamplesUnless(uring.Supports(uring.CapMultishotTimeout), "ExampleMore")
+	testutil.SkipExamplesUnless(uring.CheckCapability(uring.CapMultishotTimeout), "ExampleMore")
 	testutil.Main(m)
 }

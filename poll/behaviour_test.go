@@ -301,7 +301,7 @@ func (m *multishotTimeout) Handle(c *sys.CQE) {
 
 // TestMultishot: the handler stays registered while F_MORE is set.
 func TestMultishot(t *testing.T) {
-	testutil.Require(t, uring.Supports(uring.CapMultishotTimeout))
+	testutil.Require(t, uring.CheckCapability(uring.CapMultishotTimeout))
 	l := newLoop(t)
 	m := &multishotTimeout{ts: sys.Timespec{Nsec: int64(time.Millisecond)}, count: 3, done: make(chan struct{})}
 	var inflight int

@@ -42,7 +42,7 @@ func TestCoreOptions(t *testing.T) {
 	// A ring option reaches the ring: COOP_TASKRUN where the kernel has it
 	// (5.19), else CLAMP (every kernel).
 	ringOpt, ringFlag := uring.WithCoopTaskrun(), sys.SetupCoopTaskrun
-	if uring.SupportsSetupFlag(sys.SetupCoopTaskrun) != nil {
+	if uring.CheckSetupFlag(sys.SetupCoopTaskrun) != nil {
 		ringOpt, ringFlag = uring.WithClamp(), sys.SetupClamp
 	}
 	c = newTestCore(t, WithEntries(16), WithCQEntries(64), WithSlots(32), WithNetPark(), WithKernelWake(),
@@ -55,7 +55,7 @@ func TestCoreOptions(t *testing.T) {
 	require.True(t, c.wake.armed)
 	require.Zero(t, r.SetupFlags()&sys.SetupDeferTaskrun)
 	require.NotZero(t, r.SetupFlags()&ringFlag)
-	if uring.SupportsSetupFlag(sys.SetupSubmitAll) == nil {
+	if uring.CheckSetupFlag(sys.SetupSubmitAll) == nil {
 		require.NotZero(t, r.SetupFlags()&sys.SetupSubmitAll)
 	}
 	if deferTaskrunUsable(false) {

@@ -25,7 +25,7 @@ import (
 // which TestParkWake and task's GOMAXPROCS=1 ping-pong (a hang on 6.12
 // before) check end to end.
 func TestEventfdDeferTaskrunProbe(t *testing.T) {
-	testutil.Require(t, uring.SupportsSetupFlag(sys.SetupDeferTaskrun))
+	testutil.Require(t, uring.CheckSetupFlag(sys.SetupDeferTaskrun))
 	probe := eventfdSignalsDeferredWork()
 	require.True(t, probe == nil || probe == ErrEventfdDeferTaskrun, "the probe failed: %v", probe)
 

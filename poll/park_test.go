@@ -323,7 +323,7 @@ func testParkWake(t *testing.T, plain bool) {
 		// 6.12's eventfd loses DEFER_TASKRUN wakeups: the Core leaves it out.
 		require.Zero(t, flags&sys.SetupDeferTaskrun)
 	default:
-		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupDeferTaskrun))
+		testutil.Require(t, uring.CheckSetupFlag(sys.SetupDeferTaskrun))
 		require.Equal(t, want, flags&want)
 	}
 	fd, w := pipe(t)

@@ -19,7 +19,7 @@ import (
 // before the wrap is counted stale instead of reaching the slot's new
 // owner.
 func TestGenerationWrap(t *testing.T) {
-	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
+	testutil.Require(t, uring.CheckCapability(uring.CapNopInjectResult))
 	l := newLoop(t)
 	require.NoError(t, l.Run(func() {
 		for i := range l.c.slots {

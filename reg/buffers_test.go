@@ -95,7 +95,7 @@ func TestBuffersSparseUpdate(t *testing.T) {
 }
 
 func TestBuffersClone(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterCloneBuffers))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterCloneBuffers))
 	src := newRing(t, 4)
 	dst := newRing(t, 4)
 	f := tempFile(t)

@@ -50,9 +50,9 @@ func forEachMapping(t *testing.T, f func(t *testing.T, user bool)) {
 	for _, user := range []bool{false, true} {
 		t.Run(map[bool]string{false: "kernel-mapped", true: "user-mapped"}[user], func(t *testing.T) {
 			if user {
-				testutil.Require(t, uring.Supports(uring.CapBufRing))
+				testutil.Require(t, uring.CheckCapability(uring.CapBufRing))
 			} else {
-				testutil.Require(t, uring.Supports(uring.CapBufRingMmap))
+				testutil.Require(t, uring.CheckCapability(uring.CapBufRingMmap))
 			}
 			f(t, user)
 		})
@@ -67,9 +67,9 @@ var mechanisms = []struct {
 	name string
 	need func() error
 }{
-	{reg.PoolKernelRing, "kernel-ring", func() error { return uring.Supports(uring.CapBufRingMmap) }},
-	{reg.PoolUserRing, "user-ring", func() error { return uring.Supports(uring.CapBufRing) }},
-	{reg.PoolProvideBuffers, "provide-buffers", func() error { return uring.SupportsOp(sys.OpProvideBuffers) }},
+	{reg.PoolKernelRing, "kernel-ring", func() error { return uring.CheckCapability(uring.CapBufRingMmap) }},
+	{reg.PoolUserRing, "user-ring", func() error { return uring.CheckCapability(uring.CapBufRing) }},
+	{reg.PoolProvideBuffers, "provide-buffers", func() error { return uring.CheckOp(sys.OpProvideBuffers) }},
 }
 
 func forEachMechanism(t *testing.T, f func(t *testing.T, m reg.PoolMechanism)) {
@@ -99,9 +99,9 @@ func ringHead(t *testing.T, ring *reg.BufRing) (head uint16, ok bool) {
 func wantMechanism(t *testing.T, userMemory bool) reg.PoolMechanism {
 	t.Helper()
 	switch {
-	case !has(t, uring.Supports(uring.CapBufRing)):
+	case !has(t, uring.CheckCapability(uring.CapBufRing)):
 		return reg.PoolProvideBuffers
-	case userMemory || !has(t, uring.Supports(uring.CapBufRingMmap)):
+	case userMemory || !has(t, uring.CheckCapability(uring.CapBufRingMmap)):
 		return reg.PoolUserRing
 	}
 	return reg.PoolKernelRing
@@ -135,7 +135,7 @@ func TestBufPoolMechanism(t *testing.T) {
 	require.NoError(t, user.Close())
 
 	inc, err := reg.NewBufPool(r, reg.PoolConfig{Group: 3, Count: 4, Size: 64, Incremental: true})
-	if has(t, uring.Supports(uring.CapBufRingInc)) {
+	if has(t, uring.CheckCapability(uring.CapBufRingInc)) {
 		require.NoError(t, err)
 		require.True(t, inc.Ring().Incremental())
 		require.NoError(t, inc.Close())
@@ -149,7 +149,7 @@ func TestBufPoolMechanism(t *testing.T) {
 	}
 
 	// A mechanism the kernel lacks, asked for by name: its error.
-	if !has(t, uring.Supports(uring.CapBufRingMmap)) {
+	if !has(t, uring.CheckCapability(uring.CapBufRingMmap)) {
 		_, err := reg.NewBufPool(r, reg.PoolConfig{Group: 4, Count: 4, Size: 64, Mechanism: reg.PoolKernelRing})
 		require.ErrorIs(t, err, uring.ErrUnsupported)
 	}
@@ -236,8 +236,8 @@ func TestBufPoolENOBUFS(t *testing.T) {
 }
 
 func TestBufRingConfigErrors(t *testing.T) {
-	testutil.Require(t, uring.Supports(uring.CapBufRing))
-	user := !has(t, uring.Supports(uring.CapBufRingMmap)) // 5.19 to 6.3: rings in our memory only
+	testutil.Require(t, uring.CheckCapability(uring.CapBufRing))
+	user := !has(t, uring.CheckCapability(uring.CapBufRingMmap)) // 5.19 to 6.3: rings in our memory only
 	r := newRing(t, 4)
 	for _, c := range []struct {
 		entries int
@@ -278,7 +278,7 @@ func TestBufRingConfigErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ring2.Unregister())
 	_, err = ring2.Head()
-	if has(t, uring.SupportsRegisterOp(sys.RegisterPbufStatus)) {
+	if has(t, uring.CheckRegisterOp(sys.RegisterPbufStatus)) {
 		require.ErrorIs(t, err, unix.ENOENT)
 		require.ErrorContains(t, err, "no buffer ring with this group id")
 	} else {
@@ -339,7 +339,7 @@ func TestBufRingAddAdvanceHead(t *testing.T) {
 // IORING_CQE_F_BUF_MORE while the buffer stays in the ring.
 func TestBufPoolIncremental(t *testing.T) {
 	forEachMapping(t, func(t *testing.T, user bool) {
-		testutil.Require(t, uring.Supports(uring.CapBufRingInc))
+		testutil.Require(t, uring.CheckCapability(uring.CapBufRingInc))
 		r := newRing(t, 8)
 		a, b := socketpair(t, unix.SOCK_STREAM)
 		pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 9, Count: 1, Size: 16, UserMemory: user, Incremental: true})
@@ -398,7 +398,7 @@ func TestSelectLengthZero(t *testing.T) {
 	c := wait(t, r)
 	_, data, err := pool.Take(c.Res, c.Flags)
 	require.NoError(t, err)
-	old := !has(t, uring.Supports(uring.CapBufRing)) // the same release, 5.19
+	old := !has(t, uring.CheckCapability(uring.CapBufRing)) // the same release, 5.19
 	if old {
 		require.Empty(t, data, "before 5.19 a length of 0 reads nothing")
 	} else {

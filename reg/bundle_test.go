@@ -20,7 +20,7 @@ import (
 // when it should have them).
 func requireBundles(t *testing.T, r *uring.Ring) {
 	t.Helper()
-	testutil.Require(t, uring.Supports(uring.CapRecvSendBundle))
+	testutil.Require(t, uring.CheckCapability(uring.CapRecvSendBundle))
 	require.NotZero(t, r.Features()&sys.FeatRecvSendBundle)
 }
 
@@ -228,7 +228,7 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 	flags := func(bid uint16) sys.CQEFlags { return sys.CQEFBuffer | sys.CQEFlags(bid)<<sys.CQEBufferShift }
 	dst := []reg.PoolBuf{{ID: 99}} // an element the caller had: it stays
 
-	testutil.Require(t, uring.Supports(uring.CapBufRing))
+	testutil.Require(t, uring.CheckCapability(uring.CapBufRing))
 	// 6 buffers in a ring of 8 entries.
 	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 6, Size: size, Mechanism: reg.PoolUserRing})
 	require.NoError(t, err)
@@ -279,7 +279,7 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 	requireBundleErr(t, err, got, dst, "pool", "is closed and its buffers are unmapped")
 
 	// Incremental pools are refused, even for a single buffer.
-	if !has(t, uring.Supports(uring.CapBufRingInc)) {
+	if !has(t, uring.CheckCapability(uring.CapBufRingInc)) {
 		return
 	}
 	inc, err := reg.NewBufPool(r, reg.PoolConfig{Group: 3, Count: 2, Size: size, Incremental: true})
@@ -293,7 +293,7 @@ func TestBufPoolTakeBundleErrors(t *testing.T) {
 // TakeBundle with a reused dst and Put are on the reaping hot path: no
 // allocations.
 func TestBufPoolTakeBundleNoAllocs(t *testing.T) {
-	testutil.Require(t, uring.Supports(uring.CapBufRing))
+	testutil.Require(t, uring.CheckCapability(uring.CapBufRing))
 	r := newRing(t, 2)
 	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 6, Count: 4, Size: 16, Mechanism: reg.PoolUserRing})
 	require.NoError(t, err)
@@ -330,7 +330,7 @@ func TestBufPoolTakeBundleProvided(t *testing.T) {
 	got, err := pool.TakeBundle(5, sys.CQEFBuffer, dst)
 	require.Equal(t, dst, got)
 	require.Zero(t, pool.Out())
-	if !has(t, uring.Supports(uring.CapRecvSendBundle)) {
+	if !has(t, uring.CheckCapability(uring.CapRecvSendBundle)) {
 		require.ErrorIs(t, err, uring.ErrUnsupported)
 		var ue *uring.UnsupportedError
 		require.ErrorAs(t, err, &ue)

@@ -20,7 +20,7 @@
 // *ArgError, which names it and unwraps to unix.EINVAL. Nothing panics.
 // Features are not assumed: a kernel answers EINVAL both to a register
 // opcode or flag it lacks and to a bad value. reg puts every EINVAL to the
-// feature probes (package uring's Supports*): when the kernel lacks the
+// feature probes (package uring's Check*): when the kernel lacks the
 // opcode or a flag the call used (IOU_PBUF_RING_MMAP, IOU_PBUF_RING_INC,
 // IORING_RSRC_REGISTER_SPARSE, NAPI static tracking), the *Error's Err is
 // a *uring.UnsupportedError naming it and the release that added it, and

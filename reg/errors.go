@@ -178,8 +178,8 @@ func lacks(op sys.RegisterOp, arg any) *uring.UnsupportedError {
 
 // The probes lacks asks (variables for tests).
 var (
-	supportsRegisterOp = uring.SupportsRegisterOp
-	supports           = uring.Supports
+	supportsRegisterOp = uring.CheckRegisterOp
+	supports           = uring.CheckCapability
 )
 
 // probed runs a probe (off this thread, see probeOff) and returns its

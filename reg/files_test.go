@@ -114,7 +114,7 @@ func TestFilesErrors(t *testing.T) {
 	require.ErrorContains(t, files.Unregister(), "already unregistered")
 	// Nothing registered: the kernel refuses any range, explained
 	// (IORING_REGISTER_FILE_ALLOC_RANGE, 6.0).
-	if has(t, uring.SupportsRegisterOp(sys.RegisterFileAllocRange)) {
+	if has(t, uring.CheckRegisterOp(sys.RegisterFileAllocRange)) {
 		err = files.SetAllocRange(0, 0)
 		require.NoError(t, err, "an empty range fits an empty table")
 		err = reg.SetAllocRangeUnchecked(r, 0, 1)
@@ -134,7 +134,7 @@ func TestFilesErrors(t *testing.T) {
 // or from Empty fds (every kernel).
 func TestFilesSparseUpdateSkipAndTags(t *testing.T) {
 	t.Run("sparse", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapSparseFiles))
+		testutil.Require(t, uring.CheckCapability(uring.CapSparseFiles))
 		r := newRing(t, 8)
 		files, err := reg.RegisterSparseFiles(r, 4)
 		require.NoError(t, err)
@@ -229,7 +229,7 @@ func TestFilesUpdateWhileInFlight(t *testing.T) {
 }
 
 func TestFilesAllocRange(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterFileAllocRange))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterFileAllocRange))
 	r := newRing(t, 8)
 	files, err := reg.RegisterSparseFiles(r, 8)
 	require.NoError(t, err)
@@ -258,7 +258,7 @@ func TestFilesAllocRange(t *testing.T) {
 }
 
 func TestFixedFdInstall(t *testing.T) {
-	testutil.Require(t, uring.SupportsOp(sys.OpFixedFdInstall))
+	testutil.Require(t, uring.CheckOp(sys.OpFixedFdInstall))
 	r := newRing(t, 8)
 	rd, wr := pipe(t)
 	files, err := reg.RegisterFiles(r, []int{reg.Empty, wr}, nil)

@@ -24,8 +24,8 @@ func TestMain(m *testing.M) {
 	// Not in TestIOWQOnThreadWithoutOne's child: the probes would give a
 	// thread of it the io-wq that the child's goroutine must not find.
 	if os.Getenv(iowqChildEnv) == "" {
-		testutil.SkipExamplesUnless(cmp.Or(uring.SupportsRegisterOp(sys.RegisterFiles2),
-			uring.SupportsRegisterOp(sys.RegisterBuffers2)), "ExampleRegisterBuffers")
+		testutil.SkipExamplesUnless(cmp.Or(uring.CheckRegisterOp(sys.RegisterFiles2),
+			uring.CheckRegisterOp(sys.RegisterBuffers2)), "ExampleRegisterBuffers")
 	}
 	testutil.Main(m)
 }

@@ -42,8 +42,8 @@ func TestRegisterOffIssuerThread(t *testing.T) {
 	_, err = reg.Probe(r)
 	require.NoError(t, err, "the submitter may register")
 
-	testutil.Require(t, uring.Supports(uring.CapBufRing))
-	user := !has(t, uring.Supports(uring.CapBufRingMmap))
+	testutil.Require(t, uring.CheckCapability(uring.CapBufRing))
+	user := !has(t, uring.CheckCapability(uring.CapBufRingMmap))
 	br, err := reg.RegisterBufRing(r, reg.BufRingConfig{Group: 3, Entries: 8, UserMemory: user})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, br.Unregister()) }()

@@ -22,7 +22,7 @@ import (
 // TestQueryZcrxSCQ: the 6.19 queries, ring-less. 6.18 knows only the
 // opcodes query and answers the others EOPNOTSUPP in their header.
 func TestQueryZcrxSCQ(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterQuery))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterQuery))
 	info, err := reg.QueryOpcodes()
 	require.NoError(t, err)
 	t.Logf("the kernel knows %d query opcodes", info.Queries)
@@ -51,7 +51,7 @@ func TestQueryZcrxSCQ(t *testing.T) {
 // TestQueryUnknown: what an older kernel answers to each newer query is an
 // UnsupportedError naming the query's release.
 func TestQueryUnknown(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterQuery))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterQuery))
 	for _, q := range []struct {
 		name, since string
 		run         func() error
@@ -76,7 +76,7 @@ func TestQueryUnknown(t *testing.T) {
 }
 
 func TestRegisterRegion(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterMemRegion))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterMemRegion))
 	r := newRing(t, 4)
 	for _, c := range []struct {
 		cfg reg.RegionConfig
@@ -123,7 +123,7 @@ func TestRegisterRegion(t *testing.T) {
 
 	// A kernel-allocated wait region, read by the ring's waits.
 	t.Run("KernelWaitArgs", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsEnterFlag(sys.EnterExtArgReg))
+		testutil.Require(t, uring.CheckEnterFlag(sys.EnterExtArgReg))
 		r, err := uring.New(4, uring.WithDisabled())
 		require.NoError(t, err)
 		first, err := reg.RegisterRegion(r, reg.RegionConfig{Size: 4096, WaitArgs: true, Kernel: true})
@@ -170,7 +170,7 @@ func watchdog(t *testing.T, r *uring.Ring) {
 // would wait for ever (the slot is zero: no timeout) and the watchdog
 // fails the test: reg's lastSlotAliases must then depend on the release.
 func TestWaitRegionLastSlot(t *testing.T) {
-	testutil.Require(t, uring.SupportsEnterFlag(sys.EnterExtArgReg))
+	testutil.Require(t, uring.CheckEnterFlag(sys.EnterExtArgReg))
 	r, err := uring.New(4, uring.WithDisabled())
 	require.NoError(t, err)
 	watchdog(t, r)
@@ -190,7 +190,7 @@ func TestWaitRegionLastSlot(t *testing.T) {
 // handed out also when the CQEs it waits for are ready already, and on an
 // SQPOLL ring, whose SQ thread takes only what was published.
 func TestSubmitAndWaitRegSubmits(t *testing.T) {
-	testutil.Require(t, uring.SupportsEnterFlag(sys.EnterExtArgReg))
+	testutil.Require(t, uring.CheckEnterFlag(sys.EnterExtArgReg))
 	for _, c := range []struct {
 		name string
 		opts []uring.Option
@@ -363,7 +363,7 @@ func sendFixed(t *testing.T, r *uring.Ring, buf []byte, index uint16) ([]byte, u
 }
 
 func TestCloneRange(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterCloneBuffers))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterCloneBuffers))
 	src := newRing(t, 4)
 	b, err := reg.RegisterBuffers(src, reg.BufferConfig{Count: 4, Size: 4096})
 	require.NoError(t, err)

@@ -272,7 +272,7 @@ func TestRingFds(t *testing.T) {
 
 	// Register and enter through the indices (register calls through an
 	// index: IORING_REGISTER_USE_REGISTERED_RING, 6.3).
-	viaIndex := has(t, uring.SupportsRegisterOp(sys.RegisterUseRegisteredRing))
+	viaIndex := has(t, uring.CheckRegisterOp(sys.RegisterUseRegisteredRing))
 	_, err = reg.Probe(idxTarget(idx))
 	if viaIndex {
 		require.NoError(t, err)
@@ -314,7 +314,7 @@ func TestNAPI(t *testing.T) {
 
 	// Static tracking and the NAPI opcodes: 6.13.
 	err = reg.RegisterNAPI(r, reg.NAPIConfig{BusyPoll: 10 * time.Microsecond, Tracking: reg.NAPIStatic})
-	if !has(t, uring.Supports(uring.CapNAPIStaticTracking)) {
+	if !has(t, uring.CheckCapability(uring.CapNAPIStaticTracking)) {
 		require.ErrorIs(t, err, uring.ErrUnsupported)
 		return
 	}
@@ -378,7 +378,7 @@ func TestResizeKeepsPendingCQEs(t *testing.T) {
 }
 
 func TestWaitRegion(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterMemRegion))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterMemRegion))
 	_, err := reg.RegisterWaitRegion(newRing(t, 2), 4)
 	require.ErrorIs(t, err, unix.EINVAL, "needs a disabled ring")
 	require.ErrorContains(t, err, "created disabled")
@@ -468,7 +468,7 @@ func TestErrorUnsupported(t *testing.T) {
 	// The newest register opcode the probe says this kernel lacks.
 	op, found := sys.RegisterOp(0), false
 	for o := sys.RegisterOp(64); o > 0 && !found; o-- {
-		if o.Since() != "" && !has(t, uring.SupportsRegisterOp(o)) {
+		if o.Since() != "" && !has(t, uring.CheckRegisterOp(o)) {
 			op, found = o, true
 		}
 	}

@@ -249,7 +249,7 @@ type sqTarget interface {
 }
 
 // chooseMechanism decides how a pool with cfg reaches the kernel, given
-// the probe has (uring.Supports or a stand-in) and whether the target has
+// the probe has (uring.CheckCapability or a stand-in) and whether the target has
 // a ring fd to map a kernel ring from and an SQ for PROVIDE_BUFFERS. A
 // probe that fails (neither yes nor an UnsupportedError) is taken as a yes:
 // the registration then says what is wrong.

@@ -25,7 +25,7 @@ import (
 // after the probe says the kernel has REGISTER_ZCRX_IFQ.
 func zcrxRing(t *testing.T, opts ...uring.Option) *uring.Ring {
 	t.Helper()
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterZcrxIfq))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterZcrxIfq))
 	runtime.LockOSThread()
 	t.Cleanup(runtime.UnlockOSThread)
 	if opts == nil {
@@ -140,7 +140,7 @@ func TestZcrxNoSuchInterface(t *testing.T) {
 // the call when reg can see its setup flags, and by the kernel (EINVAL,
 // explained) through a raw fd.
 func TestZcrxRingFlags(t *testing.T) {
-	testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterZcrxIfq))
+	testutil.Require(t, uring.CheckRegisterOp(sys.RegisterZcrxIfq))
 	for _, c := range []struct {
 		name string
 		opts []uring.Option

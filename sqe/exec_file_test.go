@@ -21,7 +21,7 @@ func TestExecNop(t *testing.T) {
 	r := newRing(t)
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { sqe.Nop(s); return nil }))
 	t.Run("NopResult", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapNopInjectResult)) // 6.11
+		testutil.Require(t, uring.CheckCapability(uring.CapNopInjectResult)) // 6.11
 		c := run(t, r, func(s *sys.SQE) error { sqe.NopResult(s, -int32(unix.EPERM)); return nil })
 		require.Equal(t, unix.EPERM, errno(c))
 	})

@@ -28,7 +28,7 @@ func isCloexec(t *testing.T, fd int) bool {
 func TestExecSocketLifecycle(t *testing.T) {
 	r := newRing(t)
 	socket := func() int {
-		if uring.SupportsOp(sys.OpSocket) != nil {
+		if uring.CheckOp(sys.OpSocket) != nil {
 			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 			require.NoError(t, err)
 			return fd
@@ -40,7 +40,7 @@ func TestExecSocketLifecycle(t *testing.T) {
 	lfd := socket()
 	closeLater(t, lfd)
 	addr := unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: [4]byte{127, 0, 0, 1}}
-	if uring.SupportsOp(sys.OpBind) == nil && uring.SupportsOp(sys.OpListen) == nil {
+	if uring.CheckOp(sys.OpBind) == nil && uring.CheckOp(sys.OpListen) == nil {
 		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Bind(s, lfd, &addr) }))
 		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.Listen(s, lfd, 8) }))
 	} else {
@@ -102,8 +102,8 @@ func TestExecSocketLifecycle(t *testing.T) {
 		require.Equal(t, "hi", string(got[:n]))
 	})
 	t.Run("AcceptMultishot", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapMultishotAccept)) // 5.19
-		testutil.Require(t, uring.Supports(uring.CapCancelFlags))     // 5.19
+		testutil.Require(t, uring.CheckCapability(uring.CapMultishotAccept)) // 5.19
+		testutil.Require(t, uring.CheckCapability(uring.CapCancelFlags))     // 5.19
 		prep(t, r, 9, func(s *sys.SQE) error { return sqe.AcceptMultishot(s, lfd, nil, nil, 0) })
 		prep(t, r, 10, func(s *sys.SQE) error { return sqe.AcceptMultishotDirect(s, lfd, nil, nil, 0) })
 		_, err = r.Submit()
@@ -195,7 +195,7 @@ func TestExecMsg(t *testing.T) {
 	require.Equal(t, out, buf[:n])
 
 	t.Run("RecvmsgMultishot", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapMultishotRecv)) // 6.0
+		testutil.Require(t, uring.CheckCapability(uring.CapMultishotRecv)) // 6.0
 		// Into provided buffers, parsed with cqe.ParseRecvmsg.
 		mem := make([]byte, 4*128)
 		require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.ProvideBuffers(s, mem, 128, 4, 3, 0) }))

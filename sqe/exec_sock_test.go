@@ -105,7 +105,7 @@ func TestExecZeroCopy(t *testing.T) {
 
 func TestExecRecvMultishotAndBundles(t *testing.T) {
 	r := newRing(t)
-	testutil.Require(t, uring.Supports(uring.CapMultishotRecv)) // 6.0
+	testutil.Require(t, uring.CheckCapability(uring.CapMultishotRecv)) // 6.0
 	a, b := socketpair(t, unix.SOCK_STREAM)
 	mem := make([]byte, 4*64)
 	require.Equal(t, 0, runOK(t, r, func(s *sys.SQE) error { return sqe.ProvideBuffers(s, mem, 64, 4, 1, 0) }))
@@ -127,7 +127,7 @@ func TestExecRecvMultishotAndBundles(t *testing.T) {
 	require.Equal(t, unix.ECANCELED, errno(cs[7]))
 
 	t.Run("Bundles", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapRecvSendBundle)) // 6.10
+		testutil.Require(t, uring.CheckCapability(uring.CapRecvSendBundle)) // 6.10
 		bundles(t, r, a, b)
 	})
 	runtime.KeepAlive(mem)
@@ -183,7 +183,7 @@ func TestExecSockCmd(t *testing.T) {
 	rx, _ := udpSocket(t)
 	tx, _ := udpSocket(t)
 	c := run(t, r, func(s *sys.SQE) error { return sqe.SockInq(s, rx) })
-	if probe := uring.Supports(uring.CapSocketCmd); probe != nil { // 6.7
+	if probe := uring.CheckCapability(uring.CapSocketCmd); probe != nil { // 6.7
 		// URING_CMD on a socket: EOPNOTSUPP; no URING_CMD (before 5.19): EINVAL.
 		require.Contains(t, []unix.Errno{unix.EOPNOTSUPP, unix.EINVAL}, errno(c))
 		testutil.Require(t, probe)
@@ -285,7 +285,7 @@ func TestExecGetsockname(t *testing.T) {
 	var sa unix.RawSockaddrAny
 	salen := uint32(unix.SizeofSockaddrAny)
 	res := run(t, r, func(e *sys.SQE) error { return sqe.Getsockname(e, c, &sa, &salen, false) })
-	if probe := uring.Supports(uring.CapSocketGetsockname); probe != nil {
+	if probe := uring.CheckCapability(uring.CapSocketGetsockname); probe != nil {
 		require.Contains(t, []unix.Errno{unix.EOPNOTSUPP, unix.EINVAL}, errno(res), "refused cleanly")
 		testutil.Require(t, probe)
 	}

@@ -58,7 +58,7 @@ func TestExecTimeouts(t *testing.T) {
 		require.Equal(t, unix.ETIME, errno(c))
 	})
 	t.Run("Multishot", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapMultishotTimeout)) // 6.4
+		testutil.Require(t, uring.CheckCapability(uring.CapMultishotTimeout)) // 6.4
 		// Three expiries, F_MORE on all but the last.
 		var ts4 sys.Timespec
 		prep(t, r, 4, func(s *sys.SQE) error { return sqe.Timeout(s, &ts4, 2*time.Millisecond, 3, sys.TimeoutMultishot) })
@@ -162,7 +162,7 @@ func TestExecLinks(t *testing.T) {
 	require.Equal(t, uint64(11), cs2[1].UserData, "drained: after what came before")
 
 	t.Run("SkipSuccess", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsFeature(sys.FeatCQESkip)) // 5.17
+		testutil.Require(t, uring.CheckFeature(sys.FeatCQESkip)) // 5.17
 		// A skipped success posts nothing.
 		prep(t, r, 10, func(s *sys.SQE) error { sqe.Nop(s); sqe.SetSkipSuccess(s); return nil })
 		prep(t, r, 11, func(s *sys.SQE) error { sqe.Nop(s); return nil })
@@ -270,7 +270,7 @@ func TestExecCancel(t *testing.T) {
 		require.Equal(t, unix.ECANCELED, errno(cs[4]))
 	})
 	t.Run("Any", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(uring.CapCancelFlags)) // 5.19
+		testutil.Require(t, uring.CheckCapability(uring.CapCancelFlags)) // 5.19
 		read(t, 6)
 		_, err := r.Submit()
 		require.NoError(t, err)

@@ -32,7 +32,7 @@ func newRing(t *testing.T, opts ...uring.Option) *uring.Ring {
 // past the release that added it (testutil.Require over the probe).
 func needOp(t *testing.T, op sys.Op) {
 	t.Helper()
-	testutil.Require(t, uring.SupportsOp(op))
+	testutil.Require(t, uring.CheckOp(op))
 }
 
 // kernelHas is a try-and-see probe made by the test itself: c is the

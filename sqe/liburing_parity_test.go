@@ -419,7 +419,7 @@ func TestNop128(t *testing.T) {
 // (Linux 6.19) on an SQE128 ring.
 func TestUringCmd128Exec(t *testing.T) {
 	needOp(t, sys.OpUringCmd128)
-	testutil.Require(t, uring.Supports(uring.CapSocketCmd))
+	testutil.Require(t, uring.CheckCapability(uring.CapSocketCmd))
 	r := newRing(t, uring.WithSQE128())
 	rx, to := udpSocket(t)
 	tx, _ := udpSocket(t)
@@ -467,7 +467,7 @@ func needBlockCmds(t *testing.T, r *uring.Ring) string {
 	t.Helper()
 	// Before URING_CMD (5.19) the opcode itself is unknown: EINVAL, which
 	// would pass for "an unknown block command" below.
-	testutil.Require(t, uring.SupportsOp(sys.OpUringCmd))
+	testutil.Require(t, uring.CheckOp(sys.OpUringCmd))
 	dev := anyBlockDevice(t)
 	if dev == "" {
 		t.Skip("no block device can be opened here")
@@ -579,7 +579,7 @@ func TestCmdDiscard(t *testing.T) {
 
 	const hole, holeLen = 1<<20 + 64<<10, 128 << 10
 	t.Run("IOPOLL", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupIOPoll))
+		testutil.Require(t, uring.CheckSetupFlag(sys.SetupIOPoll))
 		rp := newRing(t, uring.WithIOPoll())
 		c := run(t, rp, func(s *sys.SQE) error { return sqe.CmdDiscard(s, fd, hole, holeLen) })
 		require.Equal(t, unix.EOPNOTSUPP, errno(c), "a block command on an IOPOLL ring")

@@ -44,7 +44,7 @@ func chooseBackend(c *config) Backend {
 	if c.noIOUring {
 		return Backend{Kind: BackendFallback, Reason: "WithoutIOUring was asked for"}
 	}
-	if err := uring.Available(); errors.Is(err, uring.ErrUnsupported) {
+	if err := uring.CheckAvailable(); errors.Is(err, uring.ErrUnsupported) {
 		return Backend{Kind: BackendFallback, Reason: err.Error()}
 	}
 	return Backend{Kind: BackendIOUring, Reason: "io_uring is available"}

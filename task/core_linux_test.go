@@ -109,7 +109,7 @@ func TestHandleDoneFromGoroutine(t *testing.T) {
 // cancelled.
 func TestRestartErrnoMapping(t *testing.T) {
 	requireRing(t)
-	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
+	testutil.Require(t, uring.CheckCapability(uring.CapNopInjectResult))
 	ex := newExec(t)
 	inject := func(res int32) func(s *sys.SQE) {
 		return func(s *sys.SQE) { sqe.NopResult(s, res) }

@@ -50,7 +50,7 @@ func TestFileForms(t *testing.T) {
 		}
 		// MKDIRAT is 5.15: older kernels get the directory from os.Mkdir
 		// (the mkdirat subtest below covers the op where it exists).
-		if uring.SupportsOp(sys.OpMkdirat) == nil {
+		if uring.CheckOp(sys.OpMkdirat) == nil {
 			if err := tk.Mkdirat(unix.AT_FDCWD, filepath.Join(dir, "d"), 0o755); err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ func TestFileForms(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ents)
 	t.Run("mkdirat", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsOp(sys.OpMkdirat))
+		testutil.Require(t, uring.CheckOp(sys.OpMkdirat))
 		d := filepath.Join(dir, "m")
 		require.NoError(t, runTask(t, ex, func(tk *T) error { return tk.Mkdirat(unix.AT_FDCWD, d, 0o700) }))
 		fi, err := os.Stat(d)
@@ -124,7 +124,7 @@ func TestFixedBufferAndFile(t *testing.T) {
 
 func TestNetForms(t *testing.T) {
 	ex := newExec(t)
-	hasSocket, hasSendZC := uring.SupportsOp(sys.OpSocket) == nil, uring.SupportsOp(sys.OpSendZC) == nil
+	hasSocket, hasSendZC := uring.CheckOp(sys.OpSocket) == nil, uring.CheckOp(sys.OpSendZC) == nil
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -213,8 +213,8 @@ func TestNetForms(t *testing.T) {
 // TestNetFormsNewOps: SOCKET (5.19) and SEND_ZC (6.0), where the kernel
 // has them (TestNetForms uses them too, and falls back without them).
 func TestNetFormsNewOps(t *testing.T) {
-	testutil.Require(t, uring.SupportsOp(sys.OpSocket))
-	testutil.Require(t, uring.SupportsOp(sys.OpSendZC))
+	testutil.Require(t, uring.CheckOp(sys.OpSocket))
+	testutil.Require(t, uring.CheckOp(sys.OpSendZC))
 	ex := newExec(t)
 	a, b := testutil.TCPPair(t) // zero-copy sends need TCP or UDP
 	var fd, n int
@@ -258,7 +258,7 @@ func TestSplice(t *testing.T) {
 
 func TestAwaitGeneric(t *testing.T) {
 	requireRing(t)
-	testutil.Require(t, uring.Supports(uring.CapNopInjectResult))
+	testutil.Require(t, uring.CheckCapability(uring.CapNopInjectResult))
 	ex := newExec(t)
 	var res int32
 	err := runTask(t, ex, func(tk *T) error {

@@ -55,7 +55,7 @@ func fdCount(t *testing.T) int {
 // one-shot fallback that kernels without them get.
 func forEachForm(t *testing.T, c uring.Capability, test func(t *testing.T)) {
 	t.Run("multishot", func(t *testing.T) {
-		testutil.Require(t, uring.Supports(c))
+		testutil.Require(t, uring.CheckCapability(c))
 		test(t)
 	})
 	t.Run("single-shot", func(t *testing.T) {

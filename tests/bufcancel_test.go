@@ -72,9 +72,9 @@ func poolMechanisms() []struct {
 		mech  reg.PoolMechanism
 		needs error
 	}{
-		{reg.PoolKernelRing, uring.Supports(uring.CapBufRingMmap)},
-		{reg.PoolUserRing, uring.Supports(uring.CapBufRing)},
-		{reg.PoolProvideBuffers, uring.SupportsOp(sys.OpProvideBuffers)},
+		{reg.PoolKernelRing, uring.CheckCapability(uring.CapBufRingMmap)},
+		{reg.PoolUserRing, uring.CheckCapability(uring.CapBufRing)},
+		{reg.PoolProvideBuffers, uring.CheckOp(sys.OpProvideBuffers)},
 	}
 }
 

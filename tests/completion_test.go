@@ -57,7 +57,7 @@ func TestPeekFlushesOverflowAndTaskrun(t *testing.T) {
 		require.Zero(t, r.SQFlags()&sys.SQCQOverflow)
 	})
 	t.Run("taskrun", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsSetupFlag(sys.SetupSingleIssuer|sys.SetupDeferTaskrun))
+		testutil.Require(t, uring.CheckSetupFlag(sys.SetupSingleIssuer|sys.SetupDeferTaskrun))
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		r := ringtest.New(t, 8, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
@@ -100,7 +100,7 @@ func TestSingleIssuerForeignGoroutine(t *testing.T) {
 		{"ring/defer-taskrun", sys.SetupSingleIssuer | sys.SetupDeferTaskrun, []uring.Option{uring.WithSingleIssuer(), uring.WithDeferTaskrun()}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			testutil.Require(t, uring.SupportsSetupFlag(c.flags))
+			testutil.Require(t, uring.CheckSetupFlag(c.flags))
 			runtime.LockOSThread()
 			r := ringtest.New(t, 8, c.opts...)
 			sqe.Nop(getSQE(t, r))
@@ -168,7 +168,7 @@ func TestUserDataGenerationsUnderLoad(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			if msgRing {
-				testutil.Require(t, uring.SupportsOp(sys.OpMsgRing))
+				testutil.Require(t, uring.CheckOp(sys.OpMsgRing))
 			}
 			userDataGenerationsUnderLoad(t, msgRing)
 		})

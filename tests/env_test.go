@@ -104,8 +104,8 @@ func TestExecChildInheritsNoRingFdNorOpFds(t *testing.T) {
 		needs error
 		prep  func(s *sys.SQE) error
 	}{
-		{"openat", uring.SupportsOp(sys.OpOpenat), func(s *sys.SQE) error { return sqe.Openat(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0) }},
-		{"socket", uring.SupportsOp(sys.OpSocket), func(s *sys.SQE) error { return sqe.Socket(s, unix.AF_INET, unix.SOCK_STREAM, 0) }},
+		{"openat", uring.CheckOp(sys.OpOpenat), func(s *sys.SQE) error { return sqe.Openat(s, unix.AT_FDCWD, path, unix.O_RDONLY, 0) }},
+		{"socket", uring.CheckOp(sys.OpSocket), func(s *sys.SQE) error { return sqe.Socket(s, unix.AF_INET, unix.SOCK_STREAM, 0) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			testutil.Require(t, c.needs)

@@ -336,7 +336,7 @@ func TestIOPollRingDevice(t *testing.T) {
 		}
 	})
 	t.Run("fixed", func(t *testing.T) {
-		testutil.Require(t, uring.SupportsRegisterOp(sys.RegisterBuffers2))
+		testutil.Require(t, uring.CheckRegisterOp(sys.RegisterBuffers2))
 		r := ringtest.New(t, 16, uring.WithIOPoll())
 		const n = 8
 		bufs, err := reg.RegisterBuffers(r, reg.BufferConfig{Count: 2 * n, Size: 128 << 10})
@@ -476,7 +476,7 @@ func TestIOPollLoopDevice(t *testing.T) {
 // TestHybridIOPollLoopDevice: the same with HybridIOPoll
 // (IORING_SETUP_HYBRID_IOPOLL, Linux 6.13).
 func TestHybridIOPollLoopDevice(t *testing.T) {
-	testutil.Require(t, uring.SupportsSetupFlag(sys.SetupHybridIOPoll))
+	testutil.Require(t, uring.CheckSetupFlag(sys.SetupHybridIOPoll))
 	iopLoop(t, polledDev(t, true), poll.HybridIOPoll)
 }
 

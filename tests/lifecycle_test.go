@@ -399,7 +399,7 @@ func TestCancelUnknownOp(t *testing.T) {
 		prep  func(t *testing.T, s *sys.SQE) error
 	}{
 		{"ring/user_data", nil, func(t *testing.T, s *sys.SQE) error { return sqe.Cancel(s, 0xdead, 0) }},
-		{"ring/fd", uring.Supports(uring.CapCancelFlags), func(t *testing.T, s *sys.SQE) error {
+		{"ring/fd", uring.CheckCapability(uring.CapCancelFlags), func(t *testing.T, s *sys.SQE) error {
 			idle, _ := rawPipe(t, 0) // IORING_ASYNC_CANCEL_FD: 5.19
 			return sqe.CancelFd(s, idle, 0)
 		}},

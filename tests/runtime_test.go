@@ -155,7 +155,7 @@ func TestDeferTaskrunIdleThenPrompt(t *testing.T) {
 		idle = time.Second
 	}
 	const bound = 10 * time.Second
-	deferTaskrun := uring.SupportsSetupFlag(sys.SetupDeferTaskrun) == nil
+	deferTaskrun := uring.CheckSetupFlag(sys.SetupDeferTaskrun) == nil
 	t.Run("task", func(t *testing.T) {
 		t.Parallel()
 		ex, err := task.NewExecutor()

@@ -58,7 +58,7 @@ func TestHugeCQSizeENOMEMLeavesNothing(t *testing.T) {
 		opts  []uring.Option
 	}{
 		{"mmap", nil, []uring.Option{uring.WithCQSize(uring.MaxCQEntries)}},
-		{"no-mmap", uring.SupportsSetupFlag(sys.SetupNoMmap), []uring.Option{uring.WithCQSize(uring.MaxCQEntries), uring.WithNoMmap()}},
+		{"no-mmap", uring.CheckSetupFlag(sys.SetupNoMmap), []uring.Option{uring.WithCQSize(uring.MaxCQEntries), uring.WithNoMmap()}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			testutil.Require(t, c.needs)
@@ -126,14 +126,14 @@ func spareThreads(n int) {
 // around it.
 func TestMissingOpcodeRejectedBeforeSubmit(t *testing.T) {
 	op := testutil.MissingOp(t)
-	err := uring.SupportsOp(op)
+	err := uring.CheckOp(op)
 	require.ErrorIs(t, err, uring.ErrUnsupported)
 	require.ErrorIs(t, err, errors.ErrUnsupported)
 	var ue *uring.UnsupportedError
 	require.ErrorAs(t, err, &ue)
 	require.Contains(t, ue.Feature, uring.OpName(op))
 	require.Equal(t, op.Since(), ue.MinimumVersion)
-	require.NoError(t, uring.SupportsOp(sys.OpNop), "the probe says yes to what the kernel has")
+	require.NoError(t, uring.CheckOp(sys.OpNop), "the probe says yes to what the kernel has")
 
 	r := ringtest.New(t, 8)
 	p, err := reg.Probe(r)

@@ -204,7 +204,7 @@ func TestSoakTaskPipePingPong(t *testing.T) {
 // data: the CQ overflows, the receive ends (no F_MORE) when it must and is
 // re-armed; every byte arrives once, in order. Multishot receive: 6.0.
 func TestSoakMultishotRecvSmallCQ(t *testing.T) {
-	testutil.Require(t, uring.Supports(uring.CapMultishotRecv))
+	testutil.Require(t, uring.CheckCapability(uring.CapMultishotRecv))
 	total := soakN(4<<20, 256<<20, 4<<30)
 	r := ringtest.New(t, 4, uring.WithCQSize(8))
 	pool, err := reg.NewBufPool(r, reg.PoolConfig{Group: 1, Count: 16, Size: 4096})

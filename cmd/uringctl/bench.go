@@ -173,7 +173,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "uringctl bench: %v (see uringctl bench --help)\n", err)
 		return 1
 	}
-	if err := uring.Available(); err != nil {
+	if err := uring.CheckAvailable(); err != nil {
 		fmt.Fprintf(stderr, "uringctl bench: io_uring unavailable: %v\n", err)
 		return 2
 	}

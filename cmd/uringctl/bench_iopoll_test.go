@@ -50,9 +50,9 @@ func TestBenchRandreadIOPollDevice(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	pts := decodePoints(t, out)
 	require.Len(t, pts, 2)
-	regErr := uring.SupportsRegisterOp(sys.RegisterFiles2)
+	regErr := uring.CheckRegisterOp(sys.RegisterFiles2)
 	if regErr == nil {
-		regErr = uring.SupportsRegisterOp(sys.RegisterBuffers2)
+		regErr = uring.CheckRegisterOp(sys.RegisterBuffers2)
 	}
 	for i, qd := range []int{1, 4} {
 		p := pts[i]

@@ -59,7 +59,7 @@ func TestProbeJSON(t *testing.T) {
 		require.Equal(t, c.Since(), it.Since)
 		require.Empty(t, it.Error)
 		require.Equal(t, it.Supported, it.Reason == "", "a reason exactly when unsupported: %+v", it)
-		require.Equal(t, uring.Supports(c) == nil, it.Supported, "%v", c)
+		require.Equal(t, uring.CheckCapability(c) == nil, it.Supported, "%v", c)
 		if !it.Supported {
 			require.Contains(t, it.Reason, "needs Linux "+c.Since(), "%v", c)
 		}

@@ -11,13 +11,13 @@ import (
 )
 
 // SkipExamplesUnless keeps the examples named from running when err, a
-// feature probe's answer (uring.Supports(uring.CapMultishotTimeout), say),
+// feature probe's answer (uring.CheckCapability(uring.CapMultishotTimeout), say),
 // says the running kernel lacks the feature: an example cannot skip
 // itself, and its output is checked. It parses the test flags and adds the
 // names to -test.skip, so call it from TestMain before Main:
 //
 //	func TestMain(m *testing.M) {
-//		testutil.SkipExamplesUnless(uring.Supports(uring.CapMultishotTimeout), "ExampleMore")
+//		testutil.SkipExamplesUnless(uring.CheckCapability(uring.CapMultishotTimeout), "ExampleMore")
 //		testutil.Main(m)
 //	}
 //

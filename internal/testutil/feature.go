@@ -9,7 +9,7 @@ import (
 )
 
 // Require lets the test go on when err (a probe's answer, such as
-// uring.Supports(uring.CapMultishotRecv) or uring.SupportsOp(op), or a
+// uring.CheckCapability(uring.CapMultishotRecv) or uring.CheckOp(op), or a
 // library call's error) is nil. Otherwise:
 //   - an *uring.UnsupportedError whose MinimumVersion is the running
 //     kernel's release or older FAILS the test: the kernel should have the
@@ -21,7 +21,7 @@ import (
 //
 // It is the one way a test skips for a missing kernel feature:
 //
-//	testutil.Require(t, uring.Supports(uring.CapBufRingInc))
+//	testutil.Require(t, uring.CheckCapability(uring.CapBufRingInc))
 func Require(t testing.TB, err error) {
 	t.Helper()
 	if err == nil {
@@ -48,7 +48,7 @@ func Require(t testing.TB, err error) {
 // other error and returns on nil. Unlike Require it never fails a test for
 // an answer the kernel's release contradicts: prefer Require.
 //
-//	testutil.SkipIfUnsupported(t, uring.SupportsOp(sys.OpPipe))
+//	testutil.SkipIfUnsupported(t, uring.CheckOp(sys.OpPipe))
 func SkipIfUnsupported(t testing.TB, err error) {
 	t.Helper()
 	if err == nil {

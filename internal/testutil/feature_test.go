@@ -124,13 +124,13 @@ func TestRequireProbes(t *testing.T) {
 	if err := feature.Available(); err != nil {
 		t.Skipf("io_uring unavailable: %v", err)
 	}
-	f := run(func(tb testing.TB) { Require(tb, uring.SupportsOp(sys.OpNop)) })
+	f := run(func(tb testing.TB) { Require(tb, uring.CheckOp(sys.OpNop)) })
 	require.Empty(t, f.skipped+f.failed)
-	f = run(func(tb testing.TB) { Require(tb, uring.SupportsOp(255)) })
+	f = run(func(tb testing.TB) { Require(tb, uring.CheckOp(255)) })
 	require.Empty(t, f.failed)
 	require.Contains(t, f.skipped, "opcode 255")
 	for _, c := range uring.Capabilities() {
-		f = run(func(tb testing.TB) { Require(tb, uring.Supports(c)) })
+		f = run(func(tb testing.TB) { Require(tb, uring.CheckCapability(c)) })
 		require.Empty(t, f.failed, "%v", c)
 	}
 }

@@ -64,7 +64,7 @@ type stream struct {
 
 // Stream makes a stream of kind k on fd for w's task (iop.Streams).
 func (r *Backend) Stream(w *iop.Waiter, k iop.StreamKind, fd, flags int, events uint32, pool *reg.BufPool) iop.Stream {
-	single := ForceSingleShot || uring.Supports(caps[k]) != nil
+	single := ForceSingleShot || uring.CheckCapability(caps[k]) != nil
 	return &stream{r: r, w: w, kind: k, fd: fd, flags: flags, events: events, pool: pool, single: single}
 }
 

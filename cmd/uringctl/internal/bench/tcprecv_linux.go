@@ -78,7 +78,7 @@ func runTCPRecv(c *Config) ([]Point, error) {
 // (multishot recv 6.0, provided-buffer rings 5.19), "" when it can.
 func multishotRecvMissing() string {
 	for _, c := range []uring.Capability{uring.CapMultishotRecv, uring.CapBufRing} {
-		if err := uring.Supports(c); err != nil {
+		if err := uring.CheckCapability(c); err != nil {
 			return err.Error()
 		}
 	}
