@@ -382,7 +382,7 @@ func TestCloseWithMixedOpsInFlight(t *testing.T) {
 			_, err = task.Run(ctx, ex, func(tk *task.T) (int, error) { return 0, tk.Nop() })
 			require.ErrorIs(t, err, uring.ErrClosed)
 		}
-		_, err = goio.On(rt).ReadAt(ctx, m.pipes[0], make([]byte, 1), 0)
+		_, err = goio.On(rt).Pread(ctx, m.pipes[0], make([]byte, 1), 0)
 		require.ErrorIs(t, err, uring.ErrClosed)
 		require.NoError(t, rt.Close(), "Close is safe to repeat")
 	})

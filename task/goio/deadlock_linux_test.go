@@ -62,9 +62,9 @@ func TestBlockingCallsFromOtherExecutorsTaskRefused(t *testing.T) {
 		}
 		var st unix.Statx_t
 		toB()
-		_, errs["Env.ReadAt"] = On(rt).ReadAt(ctx, r, make([]byte, 1), task.CurrentPos)
+		_, errs["Env.Pread"] = On(rt).Pread(ctx, r, make([]byte, 1), task.CurrentPos)
 		toB()
-		_, errs["Env.WriteAt"] = On(rt).WriteAt(ctx, f.Fd(), []byte("x"), 0)
+		_, errs["Env.Pwrite"] = On(rt).Pwrite(ctx, f.Fd(), []byte("x"), 0)
 		toB()
 		_, errs["Env.Open"] = On(rt).Open(ctx, path, unix.O_RDONLY, 0)
 		toB()

@@ -19,7 +19,7 @@
 //     faster and needs no runtime: its calls submit from the calling
 //     goroutine, with no hop to an executor's thread;
 //
-// and blocking calls on raw fds (Env.ReadAt, WriteAt, Open, CloseFd, Fsync,
+// and blocking calls on raw fds (Env.Pread, Pwrite, Open, CloseFd, Fsync,
 // Accept, Recv, Send, Statx) that run as a task on the runtime's next
 // executor.
 //

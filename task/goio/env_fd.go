@@ -19,18 +19,23 @@ import (
 // ctx's error): the buffer is free again when it returns. From a task of
 // the runtime each returns task.ErrWouldDeadlock.
 
-// ReadAt reads into buf at off from fd.
-func (e *Env) ReadAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
+// Pread reads into buf at off from fd, as pread(2) does (and read(2) with
+// off task.CurrentPos): a count short of len(buf) is not an error, and 0
+// with a nil error is the end of the file. It is not io.ReaderAt, whose
+// short reads are errors: *File is.
+func (e *Env) Pread(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
 	if e == nil {
-		return 0, nilReceiver("Env.ReadAt")
+		return 0, nilReceiver("Env.Pread")
 	}
 	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Read(fd, buf, off) })
 }
 
-// WriteAt writes buf at off to fd.
-func (e *Env) WriteAt(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
+// Pwrite writes buf at off to fd, as pwrite(2) does: one write, whose
+// count may be short of len(buf) without an error (a pipe or socket that
+// took part). *File's WriteAt writes it all.
+func (e *Env) Pwrite(ctx context.Context, fd int, buf []byte, off int64) (int, error) {
 	if e == nil {
-		return 0, nilReceiver("Env.WriteAt")
+		return 0, nilReceiver("Env.Pwrite")
 	}
 	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Write(fd, buf, off) })
 }

@@ -67,7 +67,7 @@ func TestEnvCallsFromTaskRefused(t *testing.T) {
 	errs := map[string]error{}
 	_, err = task.Run(ctx, rt.Executors()[0], func(*task.T) (struct{}, error) {
 		var st unix.Statx_t
-		_, errs["Env.ReadAt"] = env.ReadAt(ctx, 0, make([]byte, 1), 0)
+		_, errs["Env.Pread"] = env.Pread(ctx, 0, make([]byte, 1), 0)
 		_, errs["Env.Open"] = env.Open(ctx, path, unix.O_RDWR|unix.O_CREAT, 0o600)
 		errs["Env.CloseFd"] = env.CloseFd(ctx, -1)
 		errs["Env.Statx"] = env.Statx(ctx, path, &st)

@@ -28,13 +28,20 @@ func TestRuntimeBlockingCalls(t *testing.T) {
 	ctx := context.Background()
 	fd, err := On(rt).Open(ctx, path, unix.O_RDWR|unix.O_CREAT, 0o600)
 	require.NoError(t, err)
-	n, err := On(rt).WriteAt(ctx, fd, []byte("runtime"), 3)
+	n, err := On(rt).Pwrite(ctx, fd, []byte("runtime"), 3)
 	require.NoError(t, err)
 	require.Equal(t, 7, n)
 	buf := make([]byte, 10)
-	n, err = On(rt).ReadAt(ctx, fd, buf, 0)
+	n, err = On(rt).Pread(ctx, fd, buf, 0)
 	require.NoError(t, err)
 	require.Equal(t, "\x00\x00\x00runtime", string(buf[:n]))
+	// pread(2)'s answers, not io.ReaderAt's: short, then 0 at the end.
+	n, err = On(rt).Pread(ctx, fd, buf, 8)
+	require.NoError(t, err)
+	require.Equal(t, "me", string(buf[:n]))
+	n, err = On(rt).Pread(ctx, fd, buf, 10)
+	require.NoError(t, err)
+	require.Zero(t, n)
 	require.NoError(t, On(rt).Fsync(ctx, fd))
 	require.NoError(t, On(rt).CloseFd(ctx, fd))
 
@@ -42,7 +49,7 @@ func TestRuntimeBlockingCalls(t *testing.T) {
 	r, _ := pipe(t)
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	_, err = On(rt).ReadAt(cctx, r, buf, task.CurrentPos)
+	_, err = On(rt).Pread(cctx, r, buf, task.CurrentPos)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
