@@ -19,8 +19,10 @@ import (
 // runs and checks.
 func TestREADMESnippets(t *testing.T) {
 	for _, c := range []struct{ heading, file, fn string }{
-		{"## The raw ring: write and read back a file", "example_test.go", "writeReadBack"},
 		{"## Quick start: files from goroutines", "task/fileio/example_test.go", "readAtRandom"},
+		{"## Quick start: net/http on the runtime", "task/goio/example_test.go", "serveHTTP"},
+		{"## Quick start: an echo server on tasks", "task/example_linux_test.go", "serveEcho"},
+		{"## Quick start: the raw ring", "example_test.go", "writeReadBack"},
 	} {
 		requireSnippet(t, c.heading+"\n", c.file, c.fn)
 	}
@@ -29,7 +31,7 @@ func TestREADMESnippets(t *testing.T) {
 // The files the snippets live in, built into the test binary: the
 // kernel matrix runs it in a copy of this directory only.
 //
-//go:embed README.md example_test.go task/fileio/example_test.go
+//go:embed README.md example_test.go task/fileio/example_test.go task/goio/example_test.go task/example_linux_test.go
 var snippetFiles embed.FS
 
 func requireSnippet(t *testing.T, heading, file, fn string) {

@@ -39,6 +39,15 @@ func TestErr(t *testing.T) {
 
 	err = cqe.Err(&sys.CQE{Res: -int32(unix.EBADF)}, sys.OpRead, 7)
 	require.EqualError(t, err, "uring: READ fd 7: bad file descriptor")
+
+	// EFAULT of a registered-buffer op says where to look; of others not.
+	hint := " (the buffer is not inside the registered buffer its index names: slice it from reg.Buffers.Buf)"
+	err = cqe.Err(&sys.CQE{Res: -int32(unix.EFAULT)}, sys.OpReadFixed, 3)
+	require.EqualError(t, err, "uring: READ_FIXED fd 3: bad address"+hint)
+	require.ErrorIs(t, err, unix.EFAULT)
+	require.EqualError(t, &cqe.Error{Name: "write_fixed", Fd: 4, Err: unix.EFAULT}, "uring: write_fixed fd 4: bad address"+hint)
+	err = cqe.Err(&sys.CQE{Res: -int32(unix.EFAULT)}, sys.OpRead, 3)
+	require.EqualError(t, err, "uring: READ fd 3: bad address")
 }
 
 func TestFlags(t *testing.T) {

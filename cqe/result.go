@@ -2,6 +2,7 @@ package cqe
 
 import (
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/pure-uring/uring/sys"
@@ -48,7 +49,20 @@ func (e *Error) Error() string {
 	if e.IOPoll && e.Errno() == syscall.EOPNOTSUPP {
 		s += " (IOPOLL ring: the file is not O_DIRECT, or its block device has no poll queues)"
 	}
+	if e.Errno() == syscall.EFAULT && e.fixedBuffer() {
+		s += " (the buffer is not inside the registered buffer its index names: slice it from reg.Buffers.Buf)"
+	}
 	return s
+}
+
+// fixedBuffer reports whether the operation reads or writes a registered
+// buffer, whose EFAULT means a buffer outside it.
+func (e *Error) fixedBuffer() bool {
+	switch e.Op {
+	case sys.OpReadFixed, sys.OpWriteFixed, sys.OpReadvFixed, sys.OpWritevFixed:
+		return true
+	}
+	return strings.HasSuffix(e.Name, "_fixed")
 }
 
 // Unwrap returns the cause, so errors.Is(err, syscall.ECANCELED) works.
@@ -63,7 +77,9 @@ func (e *Error) Errno() syscall.Errno {
 }
 
 // Err returns nil when the CQE succeeded, or an *Error with op and fd (-1:
-// unknown) and the errno. It allocates only on failure.
+// unknown) and the errno. op is the opcode of the SQE the CQE answers: the
+// zero sys.Op is NOP, and the message names it so; where the opcode is not
+// kept, Result gives the bare errno. It allocates only on failure.
 func Err(c *sys.CQE, op sys.Op, fd int) error {
 	if c.Res >= 0 {
 		return nil

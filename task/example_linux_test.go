@@ -4,7 +4,11 @@ package task_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -80,4 +84,81 @@ func ExampleFirstOf() {
 	})
 	fmt.Println(v)
 	// Output: fast
+}
+
+// A TCP echo server on tasks: one task listens and accepts, one task per
+// connection receives and sends back; a goroutine dials it with net.
+func Example_echoServer() {
+	ctx, cancel := context.WithCancel(context.Background())
+	bound := make(chan netip.AddrPort, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serveEcho(ctx, netip.MustParseAddrPort("127.0.0.1:0"), func(a netip.AddrPort) { bound <- a })
+	}()
+	var addr netip.AddrPort
+	select {
+	case addr = <-bound:
+	case err := <-done:
+		fmt.Println(err)
+		return
+	}
+	c, err := net.Dial("tcp", addr.String())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	got := make([]byte, 4)
+	_, err = c.Write([]byte("ping"))
+	if err == nil {
+		_, err = io.ReadFull(c, got)
+	}
+	c.Close()
+	cancel()
+	fmt.Println(string(got), err, errors.Is(<-done, context.Canceled))
+	// Output: ping <nil> true
+}
+
+// serveEcho is the README's quick start for tasks (its body is the
+// README's snippet, byte for byte; TestREADMESnippets checks it). It
+// serves until ctx ends, then returns ctx's error.
+func serveEcho(ctx context.Context, addr netip.AddrPort, ready func(netip.AddrPort)) error {
+	ex, err := task.NewExecutor() // io_uring; the fallback where it is denied
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	_, err = task.Run(ctx, ex, func(t *task.T) (struct{}, error) {
+		lfd, bound, err := t.Listen(addr, 0) // port 0: the kernel picks one
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer t.Close(lfd)
+		ready(bound)
+		g := task.NewGroup(t, false) // its tasks end with ctx, too
+		defer g.Wait(t)
+		for {
+			fd, _, err := t.Accept(lfd, 0) // parks this task, not a thread
+			if err != nil {
+				return struct{}{}, err // ctx's error once ctx ends
+			}
+			g.Go(t, func(t *task.T) error {
+				defer t.Close(fd)
+				buf := make([]byte, 16<<10)
+				for {
+					n, err := t.Recv(fd, buf, 0)
+					if n == 0 || err != nil {
+						return err // n == 0: the peer closed
+					}
+					for sent := 0; sent < n; {
+						m, err := t.Send(fd, buf[sent:n], 0)
+						if err != nil {
+							return err
+						}
+						sent += m
+					}
+				}
+			})
+		}
+	})
+	return err
 }

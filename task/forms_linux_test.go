@@ -3,10 +3,12 @@
 package task
 
 import (
+	"errors"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +110,12 @@ func TestFixedBufferAndFile(t *testing.T) {
 		}
 		if n, err := tk.ReadFixed(r, mem[100:105], CurrentPos, 0); err != nil || n != 5 {
 			return errf("read_fixed %d %v", n, err)
+		}
+		// A buffer outside the registered one: EFAULT, with the hint.
+		heap := make([]byte, 5)
+		if _, err := tk.WriteFixed(w, heap, CurrentPos, 0); !errors.Is(err, unix.EFAULT) ||
+			!strings.Contains(err.Error(), "not inside the registered buffer") {
+			return errf("write_fixed of a heap buffer: %v, want EFAULT with the hint", err)
 		}
 		if n, err := tk.WriteSlot(sqe.Slot(1), []byte("slot!"), CurrentPos); err != nil || n != 5 {
 			return errf("write slot %d %v", n, err)

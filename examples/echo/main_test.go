@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -16,16 +17,24 @@ import (
 )
 
 func TestEcho(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard only
 	defer cancel()
 	done := make(chan error, 1)
+	bound := make(chan netip.AddrPort, 1)
 	const conns = 3
-	go func() { done <- serve(ctx, ln.(*net.TCPListener), conns) }()
+	go func() {
+		done <- serve(ctx, netip.MustParseAddrPort("127.0.0.1:0"), conns, func(a netip.AddrPort) { bound <- a })
+	}()
+	var addr netip.AddrPort
+	select {
+	case addr = <-bound:
+	case err := <-done:
+		require.NoError(t, err)
+		t.Fatal("serve returned before listening")
+	}
+	require.NotZero(t, addr.Port())
 	for i := 0; i < conns; i++ {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr.String())
 		require.NoError(t, err)
 		msg := fmt.Sprintf("hello %d over io_uring", i)
 		_, err = c.Write([]byte(msg))
@@ -36,6 +45,26 @@ func TestEcho(t *testing.T) {
 		require.Equal(t, msg, string(got))
 		require.NoError(t, c.Close())
 	}
+	// After max connections serve returns nil (its socket closed: the
+	// leak check of TestMain).
+	require.NoError(t, <-done)
+}
+
+// serve returns nil when its ctx ends, with no connection served.
+func TestEchoStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	bound := make(chan netip.AddrPort, 1)
+	go func() {
+		done <- serve(ctx, netip.MustParseAddrPort("127.0.0.1:0"), 0, func(a netip.AddrPort) { bound <- a })
+	}()
+	select {
+	case <-bound:
+	case err := <-done:
+		require.NoError(t, err)
+		t.Fatal("serve returned before listening")
+	}
+	cancel()
 	require.NoError(t, <-done)
 }
 

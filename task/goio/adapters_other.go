@@ -108,6 +108,28 @@ func (l *Listener) Close() error {
 	return l.ln.Close()
 }
 
+// Fd returns the listening socket's fd (on Windows its handle; -1 when the
+// listener has none), for tasks that accept on it themselves (t.Accept).
+// It stays the listener's: Close closes it.
+func (l *Listener) Fd() int {
+	if l == nil {
+		return -1
+	}
+	sc, ok := l.ln.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	if rc.Control(func(s uintptr) { fd = int(s) }) != nil {
+		return -1
+	}
+	return fd
+}
+
 // Addr is the listening address.
 func (l *Listener) Addr() net.Addr {
 	if l == nil {

@@ -1,8 +1,11 @@
 package goio_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -81,4 +84,55 @@ func ExampleEnv_OpenFile() {
 	all, err := io.ReadAll(f)
 	fmt.Printf("%s / %s %v\n", word, all, err)
 	// Output: file / Hello, file! <nil>
+}
+
+// An unchanged http.Server serves on the runtime: serveHTTP is the
+// README's quick start (its body is the README's snippet, byte for byte;
+// TestREADMESnippets checks it).
+func Example_serveHTTP() {
+	addr := make(chan string, 1)
+	srv := &http.Server{
+		Addr: "127.0.0.1:0",
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "Hello from the runtime")
+		}),
+		// Serve calls it with the listener: the example learns the port.
+		BaseContext: func(ln net.Listener) context.Context {
+			addr <- ln.Addr().String()
+			return context.Background()
+		},
+	}
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(srv) }()
+	var at string
+	select {
+	case at = <-addr:
+	case err := <-done:
+		fmt.Println(err)
+		return
+	}
+	resp, err := http.Get("http://" + at + "/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	srv.Close()
+	fmt.Println(string(body), err, errors.Is(<-done, http.ErrServerClosed))
+	// Output: Hello from the runtime <nil> true
+}
+
+func serveHTTP(srv *http.Server) error {
+	rt, err := task.NewRuntime(0) // one executor per CPU
+	if err != nil {
+		return err
+	}
+	defer rt.Close() // closes what its Env made, too
+	env := goio.On(rt)
+	ln, err := env.Listen("tcp", srv.Addr) // Dial, ListenPacket, OpenFile alike
+	if err != nil {
+		return err
+	}
+	return srv.Serve(ln) // unchanged net/http; srv.Close ends it
 }

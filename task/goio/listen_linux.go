@@ -260,6 +260,16 @@ func (l *Listener) Close() error {
 	return nil
 }
 
+// Fd returns the listening socket's fd, for tasks that accept on it
+// themselves (t.Accept), beside Accept or instead of it. It stays the
+// listener's: Close closes it, and Accepts in flight on it then fail.
+func (l *Listener) Fd() int {
+	if l == nil {
+		return -1
+	}
+	return l.fd
+}
+
 // Addr returns the listening address (*net.TCPAddr or *net.UnixAddr).
 func (l *Listener) Addr() net.Addr {
 	if l == nil {

@@ -167,3 +167,57 @@ func TestEnvOpenPathError(t *testing.T) {
 	_, oserr := os.Open(missing)
 	require.Equal(t, oserr.Error(), err.Error(), "the same text as os.Open's")
 }
+
+// A task accepts on Listener.Fd beside the Listener's own Accept: each
+// gets a connection a net.Dial made, and the fd is the listener's (its
+// Close closes it).
+func TestListenerFdForTasks(t *testing.T) {
+	rt := newRuntime(t, 1)
+	ln, err := On(rt).Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	fd := ln.Fd()
+	require.GreaterOrEqual(t, fd, 0)
+	accepted := task.SpawnOn(context.Background(), rt.Pick(), func(t *task.T) (int, error) {
+		nfd, _, err := t.Accept(fd, 0)
+		if err != nil {
+			return 0, err
+		}
+		defer t.Close(nfd)
+		var b [4]byte
+		n, err := t.Recv(nfd, b[:], unix.MSG_WAITALL)
+		if err == nil && string(b[:n]) != "task" {
+			err = fmt.Errorf("task got %q, want %q", b[:n], "task")
+		}
+		return n, err
+	})
+	c, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write([]byte("task"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	n, err := accepted.Wait(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+
+	// The Listener's Accept still works on the same socket.
+	go func() {
+		if c2, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+			defer c2.Close()
+			_, _ = c2.Write([]byte("own"))
+			_, _ = io.ReadAll(c2)
+		}
+	}()
+	conn, err := ln.Accept()
+	require.NoError(t, err)
+	var b [3]byte
+	_, err = io.ReadFull(conn, b[:])
+	require.NoError(t, err)
+	require.Equal(t, "own", string(b[:]))
+	require.NoError(t, conn.Close())
+
+	require.NoError(t, ln.Close())
+	_, err = unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	require.ErrorIs(t, err, unix.EBADF, "Close leaves the listener's fd open")
+}
