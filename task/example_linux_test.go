@@ -90,6 +90,7 @@ func ExampleFirstOf() {
 // connection receives and sends back; a goroutine dials it with net.
 func Example_echoServer() {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	bound := make(chan netip.AddrPort, 1)
 	done := make(chan error, 1)
 	go func() {
