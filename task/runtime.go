@@ -10,7 +10,7 @@ import (
 )
 
 // Runtime is a set of executors, one per CPU by default. Ordinary
-// goroutines start tasks on it (Go, SpawnOn on Pick's executor) and get
+// goroutines start tasks on it (Go, SpawnOn on NextExecutor's executor) and get
 // its files and connections from package goio (goio.On(rt)), whose
 // blocking calls run as tasks on its executors.
 type Runtime struct {
@@ -77,8 +77,9 @@ func (ex *Executor) wouldDeadlock() bool {
 	return ex.onThreadRunning()
 }
 
-// Pick returns the next executor, round robin.
-func (rt *Runtime) Pick() *Executor {
+// NextExecutor returns the runtime's executors in turn (round robin), to
+// spread SpawnOn's tasks: SpawnOn(ctx, rt.NextExecutor(), fn).
+func (rt *Runtime) NextExecutor() *Executor {
 	return rt.execs[int(rt.next.Add(1)-1)%len(rt.execs)]
 }
 
@@ -98,12 +99,12 @@ func (rt *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
-// Go starts fn on the next executor (Runtime.Pick), as SpawnOn does; wait
+// Go starts fn on the next executor (Runtime.NextExecutor), as SpawnOn does; wait
 // with Handle.Wait. ctx is the task's context (see SpawnOn): its
 // cancellation cancels the operation the task waits on, whose await then
 // returns ctx's error. Handle.Wait's own ctx only bounds the wait.
 func Go[R any](ctx context.Context, rt *Runtime, fn func(*T) (R, error)) *Handle[R] {
-	return SpawnOn(ctx, rt.Pick(), fn)
+	return SpawnOn(ctx, rt.NextExecutor(), fn)
 }
 
 // SpawnAt starts fn on executor ex from a task of another executor (or

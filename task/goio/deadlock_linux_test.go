@@ -54,10 +54,10 @@ func TestBlockingCallsFromOtherExecutorsTaskRefused(t *testing.T) {
 	_, err = task.Run(tctx, a, func(tk *task.T) (struct{}, error) {
 		// The runtime's own calls pick with Pick: after a, b.
 		toB := func() {
-			for rt.Pick() != a {
+			for rt.NextExecutor() != a {
 			}
-			picked = append(picked, rt.Pick())
-			for rt.Pick() != a {
+			picked = append(picked, rt.NextExecutor())
+			for rt.NextExecutor() != a {
 			}
 		}
 		var st unix.Statx_t
@@ -125,7 +125,7 @@ func TestFileSyncOnItsExecutor(t *testing.T) {
 			other = ex
 		}
 	}
-	for rt.Pick() != f.ex { // the next pick would be the other executor
+	for rt.NextExecutor() != f.ex { // the next pick would be the other executor
 	}
 	before, err := other.Stats()
 	require.NoError(t, err)

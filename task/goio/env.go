@@ -59,7 +59,7 @@ func On(rt *task.Runtime) *Env {
 // pick is the executor of a new socket, file or call (the runtime's round
 // robin) and its registry.
 func (e *Env) pick() (*task.Executor, *closers) {
-	ex := e.rt.Pick()
+	ex := e.rt.NextExecutor()
 	return ex, e.regs[ex]
 }
 

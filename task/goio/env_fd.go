@@ -14,7 +14,7 @@ import (
 
 // The runtime's blocking calls on raw fds, for goroutines (Linux, macOS and
 // the BSDs; elsewhere use the adapters, Listen, Dial and OpenFile). Each
-// runs as a task on the runtime's next executor (Runtime.Pick) and returns
+// runs as a task on the runtime's next executor (Runtime.NextExecutor) and returns
 // after the operation's completion, also when ctx was cancelled (then with
 // ctx's error): the buffer is free again when it returns. From a task of
 // the runtime each returns task.ErrWouldDeadlock.
@@ -27,7 +27,7 @@ func (e *Env) Pread(ctx context.Context, fd int, buf []byte, off int64) (int, er
 	if e == nil {
 		return 0, nilReceiver("Env.Pread")
 	}
-	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Read(fd, buf, off) })
+	return call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (int, error) { return t.Read(fd, buf, off) })
 }
 
 // Pwrite writes buf at off to fd, as pwrite(2) does: one write, whose
@@ -37,7 +37,7 @@ func (e *Env) Pwrite(ctx context.Context, fd int, buf []byte, off int64) (int, e
 	if e == nil {
 		return 0, nilReceiver("Env.Pwrite")
 	}
-	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Write(fd, buf, off) })
+	return call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (int, error) { return t.Write(fd, buf, off) })
 }
 
 // Open opens path and returns the fd. Its error is os.Open's: an
@@ -49,7 +49,7 @@ func (e *Env) Open(ctx context.Context, path string, flags int, mode uint32) (in
 	if e == nil {
 		return -1, nilReceiver("Env.Open")
 	}
-	fd, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Open(path, flags, mode) })
+	fd, err := call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (int, error) { return t.Open(path, flags, mode) })
 	if err != nil {
 		return -1, openError(path, err)
 	}
@@ -75,7 +75,7 @@ func (e *Env) CloseFd(ctx context.Context, fd int) error {
 	if e == nil {
 		return nilReceiver("Env.CloseFd")
 	}
-	_, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (struct{}, error) { return struct{}{}, t.Close(fd) })
+	_, err := call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (struct{}, error) { return struct{}{}, t.Close(fd) })
 	return err
 }
 
@@ -84,7 +84,7 @@ func (e *Env) Fsync(ctx context.Context, fd int) error {
 	if e == nil {
 		return nilReceiver("Env.Fsync")
 	}
-	_, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (struct{}, error) { return struct{}{}, t.Fsync(fd, 0) })
+	_, err := call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (struct{}, error) { return struct{}{}, t.Fsync(fd, 0) })
 	return err
 }
 
@@ -97,7 +97,7 @@ func (e *Env) Accept(ctx context.Context, fd int) (int, netip.AddrPort, error) {
 		fd   int
 		peer netip.AddrPort
 	}
-	a, err := call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (acc, error) {
+	a, err := call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (acc, error) {
 		nfd, peer, err := t.Accept(fd, 0)
 		return acc{nfd, peer}, err
 	})
@@ -109,7 +109,7 @@ func (e *Env) Recv(ctx context.Context, fd int, buf []byte) (int, error) {
 	if e == nil {
 		return 0, nilReceiver("Env.Recv")
 	}
-	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Recv(fd, buf, 0) })
+	return call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (int, error) { return t.Recv(fd, buf, 0) })
 }
 
 // Send sends buf on fd.
@@ -117,5 +117,5 @@ func (e *Env) Send(ctx context.Context, fd int, buf []byte) (int, error) {
 	if e == nil {
 		return 0, nilReceiver("Env.Send")
 	}
-	return call(ctx, e.rt, e.rt.Pick(), func(t *task.T) (int, error) { return t.Send(fd, buf, 0) })
+	return call(ctx, e.rt, e.rt.NextExecutor(), func(t *task.T) (int, error) { return t.Send(fd, buf, 0) })
 }

@@ -54,7 +54,7 @@ func (e *Env) OpenFile(name string, flags int, perm os.FileMode) (*File, error) 
 	if e == nil {
 		return nil, nilReceiver("Env.OpenFile")
 	}
-	ex := e.rt.Pick()
+	ex := e.rt.NextExecutor()
 	fd, err := call(context.Background(), e.rt, ex, func(t *task.T) (int, error) { return t.Open(name, flags, uint32(perm.Perm())) })
 	if err != nil {
 		return nil, openError(name, err)

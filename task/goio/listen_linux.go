@@ -148,7 +148,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 	if l == nil {
 		return nil, nilReceiver("Listener.Accept")
 	}
-	ex := l.env.rt.Pick()
+	ex := l.env.rt.NextExecutor()
 	type acc struct {
 		fd   int
 		peer netip.AddrPort
@@ -454,7 +454,7 @@ func (e *Env) dialOne(ctx context.Context, network string, ap netip.AddrPort) (*
 		if ap.Addr().Is4() {
 			dom = unix.AF_INET
 		}
-		ex := e.rt.Pick()
+		ex := e.rt.NextExecutor()
 		var c *Conn
 		var err error
 		if ex.RingConnWaits() {
@@ -524,7 +524,7 @@ func (e *Env) dialUnix(ctx context.Context, network, address string) (net.Conn, 
 	// full), as net's does; no ring round trip. A conn that will wait in
 	// the netpoller is non-blocking from socket(2) on; one whose waits
 	// are the ring's stays blocking.
-	ex := e.rt.Pick()
+	ex := e.rt.NextExecutor()
 	nonblock := !ex.RingConnWaits()
 	typ := unix.SOCK_STREAM
 	if nonblock {

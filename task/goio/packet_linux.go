@@ -75,7 +75,7 @@ func (e *Env) ListenPacket(network, address string) (*PacketConn, error) {
 			pc.family = unix.AF_INET6
 		}
 	}
-	pc.sock.init(e, e.rt.Pick(), fd, network, laddr, nil, false)
+	pc.sock.init(e, e.rt.NextExecutor(), fd, network, laddr, nil, false)
 	pc.rd.m, pc.wr.m = &pc.rm, &pc.wm
 	return pc, nil
 }

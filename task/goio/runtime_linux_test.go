@@ -177,7 +177,7 @@ func TestListenerFdForTasks(t *testing.T) {
 	require.NoError(t, err)
 	fd := ln.Fd()
 	require.GreaterOrEqual(t, fd, 0)
-	accepted := task.SpawnOn(context.Background(), rt.Pick(), func(t *task.T) (int, error) {
+	accepted := task.SpawnOn(context.Background(), rt.NextExecutor(), func(t *task.T) (int, error) {
 		nfd, _, err := t.Accept(fd, 0)
 		if err != nil {
 			return 0, err
