@@ -52,7 +52,7 @@ func TestBlockingCallsFromOtherExecutorsTaskRefused(t *testing.T) {
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second) // a guard: a call that blocked would hold a's thread
 	defer cancel()
 	_, err = task.Run(tctx, a, func(tk *task.T) (struct{}, error) {
-		// The runtime's own calls pick with Pick: after a, b.
+		// The runtime's own calls take NextExecutor: after a, b.
 		toB := func() {
 			for rt.NextExecutor() != a {
 			}
