@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/reg"
 )
@@ -95,6 +96,36 @@ func (c *Core) BeginKernelSleep() bool {
 	}
 	c.st.Sleeps++
 	return true
+}
+
+// SleepInKernel is the one enter-and-sleep of every owner (Wait, Loop,
+// the task executor): it submits what is queued and sleeps in
+// io_uring_enter until a CQE or a Wake (BeginKernelSleep, SubmitAndWait(1),
+// EndSleep). slept false: it did not enter (posted work waits, or nothing
+// could end the sleep); the caller submits and goes on.
+func (c *Core) SleepInKernel() (slept bool, err error) {
+	if !c.BeginKernelSleep() {
+		return false, nil
+	}
+	_, err = c.ring.SubmitAndWait(1) // EINTR is retried by the ring
+	c.EndSleep()
+	return true, err
+}
+
+// SleepInKernelTimeout is SleepInKernel for n CQEs, at most d (0: none),
+// the kernel holding ready CQEs back at most minWait
+// (IORING_FEAT_MIN_TIMEOUT; Ring.WaitCQEsTimeout). Its timeout is not an
+// error.
+func (c *Core) SleepInKernelTimeout(n uint32, d, minWait time.Duration) (slept bool, err error) {
+	if !c.BeginKernelSleep() {
+		return false, nil
+	}
+	_, err = c.ring.WaitCQEsTimeout(n, d, minWait)
+	c.EndSleep()
+	if errors.Is(err, uring.ErrTimeout) {
+		err = nil
+	}
+	return true, err
 }
 
 // ParkIdle parks the owner's goroutine until Post, Stop or Wake (use it

@@ -74,12 +74,12 @@ func (c *Core) Wait(parkNow bool) {
 		}
 		// Nothing was there: sleep as if the spin had found nothing.
 	}
-	if (!c.NetPark() || (!parkNow && c.waitInKernel())) && c.BeginKernelSleep() {
-		c.st.KernelWaits++
-		_, _ = c.ring.SubmitAndWait(1) // EINTR is retried by the ring
-		c.EndSleep()
-		c.noteWait(time.Since(start))
-		return
+	if !c.NetPark() || (!parkNow && c.waitInKernel()) {
+		if slept, _ := c.SleepInKernel(); slept {
+			c.st.KernelWaits++
+			c.noteWait(time.Since(start))
+			return
+		}
 	}
 	if c.NetPark() {
 		_ = c.ParkNetpoll(0) // an error (never expected) only ends the park

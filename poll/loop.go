@@ -313,7 +313,8 @@ func (l *Loop) submitAndWait() {
 	if checkThread {
 		l.assertThread()
 	}
-	if !l.c.BeginKernelSleep() {
+	slept, err := l.c.SleepInKernel()
+	if !slept {
 		l.submit()
 		return
 	}
@@ -321,8 +322,6 @@ func (l *Loop) submitAndWait() {
 	l.st.Submits++
 	l.st.Waits++
 	l.st.Enters++
-	_, err := l.ring.SubmitAndWait(1)
-	l.c.EndSleep()
 	if err != nil {
 		l.enterErr(err)
 	}
@@ -337,13 +336,6 @@ func (l *Loop) waitKernel() {
 	if l.sqpoll && l.unflushed > 0 {
 		l.submit()
 	}
-	if !l.c.BeginKernelSleep() {
-		if l.needSubmit() {
-			l.submit()
-		}
-		return
-	}
-	l.unflushed = 0
 	timeout := l.cfg.WaitTimeout
 	if l.closing {
 		timeout = min(timeout, recancelEvery)
@@ -351,12 +343,18 @@ func (l *Loop) waitKernel() {
 	t0 := time.Now()
 	// With WaitBatch > 1 the kernel holds ready CQEs back at most MinWait
 	// (IORING_FEAT_MIN_TIMEOUT), and the Ring returns with what came.
-	_, err := l.ring.WaitCQEsTimeout(l.cfg.WaitBatch, timeout, l.cfg.MinWait)
+	slept, err := l.c.SleepInKernelTimeout(l.cfg.WaitBatch, timeout, l.cfg.MinWait)
+	if !slept {
+		if l.needSubmit() {
+			l.submit()
+		}
+		return
+	}
+	l.unflushed = 0
 	l.st.BlockNanos += int64(time.Since(t0))
 	l.st.Waits++
 	l.st.Enters++
-	l.c.EndSleep()
-	if err != nil && !errors.Is(err, uring.ErrTimeout) {
+	if err != nil {
 		l.enterErr(err)
 	}
 }

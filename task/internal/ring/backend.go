@@ -127,13 +127,12 @@ func (r *Backend) Poll(block bool) {
 
 // pollKernel is Poll for an executor that blocks in io_uring_enter.
 func (r *Backend) pollKernel(block bool) {
+	slept := false
 	if block {
 		r.sched.Trim(time.Now())
+		slept, _ = r.core.SleepInKernel() // it submits, too
 	}
-	if block && r.core.BeginKernelSleep() {
-		_, _ = r.ring.SubmitAndWait(1)
-		r.core.EndSleep()
-	} else {
+	if !slept {
 		_, _ = r.ring.Submit() // EBUSY/EAGAIN: reap and retry on the next poll
 	}
 	r.reap()
