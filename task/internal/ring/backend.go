@@ -53,7 +53,6 @@ type Backend struct {
 	ring   *uring.Ring
 	slots  []*slot
 	kept   map[int][]byte // per fd, bytes a multishot loop ended without yielding (kept.go)
-	busy   int            // slots in use
 	sqFull uint64
 	c      Counters
 }
@@ -147,7 +146,7 @@ func (r *Backend) pollIOPoll(block bool) {
 		r.sched.Trim(time.Now()) // nothing to run: as the other polls do before they wait
 	}
 	switch {
-	case block && r.busy > 0:
+	case block && r.core.InFlight() > 0:
 		_, _ = r.ring.SubmitAndWait(1)
 	case block:
 		_, _ = r.ring.Submit()
@@ -172,8 +171,9 @@ func (r *Backend) Stats(s *iop.Stats) {
 	s.CQOverflows = uint64(r.ring.Overflow())
 }
 
-// Busy is the number of op records in use.
-func (r *Backend) Busy() int { return r.busy }
+// Busy is the number of operations in flight: the Core's count, the one
+// count of slots in use.
+func (r *Backend) Busy() int { return r.core.InFlight() }
 
 // CancelAll cancels every operation in flight at the start of Close.
 func (r *Backend) CancelAll() {

@@ -82,7 +82,6 @@ func (r *Backend) allocSlot() *slot {
 	}
 	sl.tok = tok
 	sl.inUse = true
-	r.busy++
 	return sl
 }
 
@@ -111,7 +110,6 @@ func (r *Backend) recycle(sl *slot) {
 	}
 	sl.kind, sl.cancelled, sl.linkedTO, sl.zcHave = 0, false, false, false
 	sl.inUse = false
-	r.busy--
 }
 
 // pinBytes pins the memory behind b until the slot is freed.
