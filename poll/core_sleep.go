@@ -145,7 +145,7 @@ func (c *Core) ParkIdle() {
 func (c *Core) startNetPark() error {
 	f, fd, err := fdio.Eventfd("poll-core-eventfd")
 	if err != nil {
-		return err
+		return os.NewSyscallError("eventfd2", err)
 	}
 	if err := reg.RegisterEventfd(c.ring, fd, false); err != nil {
 		_ = f.Close()

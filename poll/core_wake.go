@@ -28,7 +28,7 @@ type wakeFd struct {
 func (w *wakeFd) open() error {
 	f, fd, err := fdio.Eventfd("poll-core-wake")
 	if err != nil {
-		return err
+		return os.NewSyscallError("eventfd2", err)
 	}
 	w.f, w.fd = f, fd
 	return nil

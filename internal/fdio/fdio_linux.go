@@ -18,7 +18,7 @@ import (
 func Eventfd(name string) (*os.File, int, error) {
 	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	if err != nil {
-		return nil, -1, os.NewSyscallError("eventfd2", err)
+		return nil, -1, err
 	}
 	return os.NewFile(uintptr(fd), name), fd, nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/sockaddr"
 )
 
@@ -49,18 +49,18 @@ func sockaddrAddr(network string, sa unix.Sockaddr) net.Addr {
 
 // localAddr is fd's address (getsockname(2)) as the net.Addr of network.
 func localAddr(fd int, network string) (net.Addr, error) {
-	sa, err := osfd.Getsockname(fd)
+	sa, err := fdio.Getsockname(fd)
 	if err != nil {
-		return nil, err
+		return nil, sysErr("getsockname", err)
 	}
 	return sockaddrAddr(network, sa), nil
 }
 
 // peerAddr is fd's peer (getpeername(2)) as the net.Addr of network.
 func peerAddr(fd int, network string) (net.Addr, error) {
-	sa, err := osfd.Getpeername(fd)
+	sa, err := fdio.Getpeername(fd)
 	if err != nil {
-		return nil, err
+		return nil, sysErr("getpeername", err)
 	}
 	return sockaddrAddr(network, sa), nil
 }

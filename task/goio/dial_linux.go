@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/task"
 )
@@ -33,9 +33,9 @@ func (e *Env) connectNetpoll(ctx context.Context, ex *task.Executor, network str
 		// ring's CONNECT would (call refuses it there).
 		return nil, task.ErrWouldDeadlock
 	}
-	fd, err := osfd.Socket(dom, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	fd, err := fdio.Socket(dom, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, sysErr("socket", err)
 	}
 	_ = setTCPDefaults(fd)
 	c := newConn(e, ex, fd, network, nil, net.TCPAddrFromAddrPort(ap), true)

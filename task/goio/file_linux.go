@@ -16,7 +16,6 @@ import (
 
 	"github.com/pure-uring/uring/internal/fdguard"
 	"github.com/pure-uring/uring/internal/fdio"
-	"github.com/pure-uring/uring/internal/osfd"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
 )
@@ -234,7 +233,7 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 			return 0, f.pathErr("seek", argError("File.Seek", "offset", "= "+strconv.FormatInt(offset, 10)+" overflows the offset"))
 		}
 	case io.SeekEnd:
-		n, err := osfd.Seek(f.fd, offset, io.SeekEnd)
+		n, err := fdio.Seek(f.fd, offset, io.SeekEnd)
 		if err != nil {
 			return 0, f.pathErr("seek", errnoOf(err))
 		}
@@ -261,7 +260,7 @@ func (f *File) Stat() (os.FileInfo, error) {
 	}
 	defer f.g.Release()
 	fs := &fileStat{name: filepath.Base(f.name)}
-	if err := osfd.Fstat(f.fd, &fs.sys); err != nil {
+	if err := fdio.Fstat(f.fd, &fs.sys); err != nil {
 		return nil, f.pathErr("stat", errnoOf(err))
 	}
 	fs.fill()
@@ -326,7 +325,7 @@ func (f *File) Truncate(size int64) error {
 		return f.pathErr("truncate", err)
 	}
 	defer f.g.Release()
-	if err := osfd.Ftruncate(f.fd, size); err != nil {
+	if err := fdio.Ftruncate(f.fd, size); err != nil {
 		return f.pathErr("truncate", errnoOf(err))
 	}
 	return nil
@@ -337,7 +336,7 @@ func (f *File) dir() (*os.File, error) {
 	f.dmu.Lock()
 	defer f.dmu.Unlock()
 	if f.dirf == nil {
-		fd, err := osfd.Dup(f.fd)
+		fd, err := fdio.Dup(f.fd)
 		if err != nil {
 			return nil, f.pathErr("readdirent", errnoOf(err))
 		}

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring/internal/fdio"
-	"github.com/pure-uring/uring/internal/osfd"
 	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
@@ -138,7 +137,7 @@ func (l *Listener) acceptNetpoll(flags int) (int, netip.AddrPort, error) {
 // them (net.KeepAliveConfig's defaults).
 func setTCPDefaults(fd int) error {
 	return errors.Join(
-		osfd.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1),
+		sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)),
 		setKeepAliveConfig(fd, net.KeepAliveConfig{Enable: true}))
 }
 
@@ -477,9 +476,9 @@ func (e *Env) dialOne(ctx context.Context, network string, ap netip.AddrPort) (*
 
 // connectRing connects a new TCP socket through the ring (CONNECT).
 func (e *Env) connectRing(ctx context.Context, ex *task.Executor, network string, dom int, ap netip.AddrPort) (*Conn, error) {
-	fd, err := osfd.Socket(dom, unix.SOCK_STREAM, 0)
+	fd, err := fdio.Socket(dom, unix.SOCK_STREAM, 0)
 	if err != nil {
-		return nil, err
+		return nil, sysErr("socket", err)
 	}
 	_ = setTCPDefaults(fd)
 	_, err = call(ctx, e.rt, ex, func(t *task.T) (struct{}, error) { return struct{}{}, t.Connect(fd, ap) })
@@ -530,17 +529,17 @@ func (e *Env) dialUnix(ctx context.Context, network, address string) (net.Conn, 
 	if nonblock {
 		typ |= unix.SOCK_NONBLOCK
 	}
-	fd, err := osfd.Socket(unix.AF_UNIX, typ, 0)
+	fd, err := fdio.Socket(unix.AF_UNIX, typ, 0)
 	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: sysErr("socket", err)}
 	}
-	connect := osfd.ConnectNow
+	connect := fdio.ConnectNow
 	if nonblock {
-		connect = osfd.Connect
+		connect = fdio.Connect
 	}
 	if err := connect(fd, &unix.SockaddrUnix{Name: address}); err != nil {
 		_ = sys.Close(fd)
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: sysErr("connect", err)}
 	}
 	laddr, err := localAddr(fd, network)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/task"
 )
 
@@ -36,7 +36,7 @@ func sockopt(t *testing.T, c net.Conn, level, opt int) int {
 	require.NoError(t, err)
 	var v int
 	var gerr error
-	require.NoError(t, rc.Control(func(fd uintptr) { v, gerr = osfd.GetsockoptInt(int(fd), level, opt) }))
+	require.NoError(t, rc.Control(func(fd uintptr) { v, gerr = fdio.GetsockoptInt(int(fd), level, opt) }))
 	require.NoError(t, gerr)
 	return v
 }
@@ -47,7 +47,7 @@ func linger(t *testing.T, c net.Conn) int {
 	require.NoError(t, err)
 	var v int
 	var gerr error
-	require.NoError(t, rc.Control(func(fd uintptr) { v, gerr = osfd.GetLinger(int(fd)) }))
+	require.NoError(t, rc.Control(func(fd uintptr) { v, gerr = fdio.GetLinger(int(fd)) }))
 	require.NoError(t, gerr)
 	return v
 }

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/sockaddr"
 )
 
@@ -61,13 +61,13 @@ func (e *Env) ListenPacket(network, address string) (*PacketConn, error) {
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: laddr, Err: err}
 	}
-	fd, err := osfd.Dup(int(f.Fd())) // ours alone: f's finalizer must not close it
+	fd, err := fdio.Dup(int(f.Fd())) // ours alone: f's finalizer must not close it
 	f.Close()
 	if err != nil {
-		return nil, &net.OpError{Op: "listen", Net: network, Addr: laddr, Err: err}
+		return nil, &net.OpError{Op: "listen", Net: network, Addr: laddr, Err: sysErr("fcntl", err)}
 	}
 	pc := &PacketConn{family: unix.AF_UNIX}
-	if sa, err := osfd.Getsockname(fd); err == nil {
+	if sa, err := fdio.Getsockname(fd); err == nil {
 		switch sa.(type) {
 		case *unix.SockaddrInet4:
 			pc.family = unix.AF_INET

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
@@ -51,9 +51,9 @@ func (p *splicePipe) get() error {
 	if p.open {
 		return nil
 	}
-	r, w, n, err := osfd.Pipe(splicePipeSize)
+	r, w, n, err := fdio.Pipe(splicePipeSize)
 	if err != nil {
-		return err
+		return sysErr("pipe2", err)
 	}
 	p.r, p.w, p.size, p.open = r, w, n, true
 	return nil
@@ -288,7 +288,7 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 // path takes it). The caller holds c's write mutex.
 func (c *Conn) sendfileFrom(ff *fdFile, remain int64) (n int64, err error, ok bool) {
 	var st syscall.Stat_t
-	if osfd.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if fdio.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return 0, nil, false
 	}
 	r := &c.wr
@@ -324,7 +324,7 @@ const chainPairs = 8
 // Close and the write deadline cancel a chain (ASYNC_CANCEL of its ops).
 func (c *Conn) spliceChains(p *splicePipe, ff *fdFile, remain int64) (int64, error) {
 	var st syscall.Stat_t
-	if osfd.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if fdio.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return 0, nil
 	}
 	remain = min(remain, st.Size-ff.off)
@@ -489,7 +489,7 @@ func (c *Conn) spliceTo(w io.Writer) (n int64, err error, handled bool) {
 		return withFile(dst, "write", func(ff *fdFile) (int64, error) { return c.spliceToFd(ff, math.MaxInt64) })
 	case osFile:
 		return withOSFile(dst, func(ff *fdFile) (int64, error) {
-			if app, err := osfd.Appends(ff.fd); err != nil || app {
+			if app, err := fdio.Appends(ff.fd); err != nil || app {
 				return 0, errNotHandled // splice refuses O_APPEND, after the socket's data left it
 			}
 			return c.spliceToFd(ff, math.MaxInt64)

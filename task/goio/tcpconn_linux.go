@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pure-uring/uring/internal/osfd"
+	"github.com/pure-uring/uring/internal/fdio"
 )
 
 // The *net.TCPConn method set of Conn. Each call is a setsockopt(2) or
@@ -36,7 +36,7 @@ func (c *Conn) SetNoDelay(noDelay bool) error {
 		return nilReceiver("Conn.SetNoDelay")
 	}
 	return c.guarded("set", func(fd int) error {
-		return osfd.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, boolint(noDelay))
+		return sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, boolint(noDelay)))
 	})
 }
 
@@ -46,7 +46,7 @@ func (c *Conn) SetKeepAlive(keepalive bool) error {
 		return nilReceiver("Conn.SetKeepAlive")
 	}
 	return c.guarded("set", func(fd int) error {
-		return osfd.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, boolint(keepalive))
+		return sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, boolint(keepalive)))
 	})
 }
 
@@ -103,7 +103,7 @@ func checkKeepAliveDuration(fn, arg string, d time.Duration) error {
 }
 
 func setKeepAliveConfig(fd int, config net.KeepAliveConfig) error {
-	if err := osfd.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, boolint(config.Enable)); err != nil {
+	if err := sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, boolint(config.Enable))); err != nil {
 		return err
 	}
 	if err := setKeepAliveSecs(fd, unix.TCP_KEEPIDLE, config.Idle); err != nil {
@@ -117,7 +117,7 @@ func setKeepAliveConfig(fd int, config net.KeepAliveConfig) error {
 		n = 9
 		fallthrough
 	case n > 0:
-		return osfd.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, n)
+		return sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, n))
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func setKeepAliveSecs(fd, opt int, d time.Duration) error {
 		d = 15 * time.Second
 	}
 	secs := int((d + time.Second - 1) / time.Second)
-	return osfd.SetsockoptInt(fd, unix.IPPROTO_TCP, opt, secs)
+	return sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.IPPROTO_TCP, opt, secs))
 }
 
 // SetLinger sets what Close does with unsent data (SO_LINGER): sec < 0
@@ -145,7 +145,7 @@ func (c *Conn) SetLinger(sec int) error {
 	if sec > math.MaxInt32 {
 		return c.opErr("set", argError("Conn.SetLinger", "sec", "= "+strconv.Itoa(sec)+" is out of range"))
 	}
-	return c.guarded("set", func(fd int) error { return osfd.SetLinger(fd, sec) })
+	return c.guarded("set", func(fd int) error { return sysErr("setsockopt", fdio.SetLinger(fd, sec)) })
 }
 
 // SetReadBuffer sets the socket's receive buffer size (SO_RCVBUF; the
@@ -169,7 +169,7 @@ func (s *sock) setBuffer(fn string, opt, bytes int) error {
 	if bytes < 0 || bytes > math.MaxInt32 {
 		return s.opErr("set", argError(fn, "bytes", "= "+strconv.Itoa(bytes)+" is out of range"))
 	}
-	return s.guarded("set", func(fd int) error { return osfd.SetsockoptInt(fd, unix.SOL_SOCKET, opt, bytes) })
+	return s.guarded("set", func(fd int) error { return sysErr("setsockopt", fdio.SetsockoptInt(fd, unix.SOL_SOCKET, opt, bytes)) })
 }
 
 // CloseRead shuts down the reading side (shutdown(2) SHUT_RD): reads then
@@ -178,7 +178,7 @@ func (c *Conn) CloseRead() error {
 	if c == nil {
 		return nilReceiver("Conn.CloseRead")
 	}
-	return c.guarded("close", func(fd int) error { return osfd.Shutdown(fd, unix.SHUT_RD) })
+	return c.guarded("close", func(fd int) error { return sysErr("shutdown", fdio.Shutdown(fd, unix.SHUT_RD)) })
 }
 
 // CloseWrite shuts down the writing side (shutdown(2) SHUT_WR): the peer
@@ -187,7 +187,7 @@ func (c *Conn) CloseWrite() error {
 	if c == nil {
 		return nilReceiver("Conn.CloseWrite")
 	}
-	return c.guarded("close", func(fd int) error { return osfd.Shutdown(fd, unix.SHUT_WR) })
+	return c.guarded("close", func(fd int) error { return sysErr("shutdown", fdio.Shutdown(fd, unix.SHUT_WR)) })
 }
 
 // SyscallConn returns a raw connection, as net.TCPConn's does: Control

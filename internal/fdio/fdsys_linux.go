@@ -1,30 +1,22 @@
 //go:build linux
 
-package osfd
+package fdio
 
 import (
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-func wrap(call string, err error) error {
-	if err != nil {
-		return os.NewSyscallError(call, err)
-	}
-	return nil
-}
-
 // SetsockoptInt is setsockopt(2) of an int option.
 func SetsockoptInt(fd, level, opt, v int) error {
-	return wrap("setsockopt", unix.SetsockoptInt(fd, level, opt, v))
+	return unix.SetsockoptInt(fd, level, opt, v)
 }
 
 // GetsockoptInt is getsockopt(2) of an int option.
 func GetsockoptInt(fd, level, opt int) (int, error) {
 	v, err := unix.GetsockoptInt(fd, level, opt)
-	return v, wrap("getsockopt", err)
+	return v, err
 }
 
 // SetLinger is setsockopt(2) of SO_LINGER: on with sec >= 0, off below.
@@ -33,14 +25,14 @@ func SetLinger(fd, sec int) error {
 	if sec >= 0 {
 		l.Onoff, l.Linger = 1, int32(sec)
 	}
-	return wrap("setsockopt", unix.SetsockoptLinger(fd, unix.SOL_SOCKET, unix.SO_LINGER, &l))
+	return unix.SetsockoptLinger(fd, unix.SOL_SOCKET, unix.SO_LINGER, &l)
 }
 
 // GetLinger is getsockopt(2) of SO_LINGER: the seconds, or -1 when off.
 func GetLinger(fd int) (int, error) {
 	l, err := unix.GetsockoptLinger(fd, unix.SOL_SOCKET, unix.SO_LINGER)
 	if err != nil {
-		return 0, wrap("getsockopt", err)
+		return 0, err
 	}
 	if l.Onoff == 0 {
 		return -1, nil
@@ -51,40 +43,37 @@ func GetLinger(fd int) (int, error) {
 // Getsockname is getsockname(2).
 func Getsockname(fd int) (unix.Sockaddr, error) {
 	sa, err := unix.Getsockname(fd)
-	return sa, wrap("getsockname", err)
+	return sa, err
 }
 
 // Getpeername is getpeername(2).
 func Getpeername(fd int) (unix.Sockaddr, error) {
 	sa, err := unix.Getpeername(fd)
-	return sa, wrap("getpeername", err)
+	return sa, err
 }
 
 // Shutdown is shutdown(2) (how: unix.SHUT_RD, SHUT_WR, SHUT_RDWR).
-func Shutdown(fd, how int) error { return wrap("shutdown", unix.Shutdown(fd, how)) }
+func Shutdown(fd, how int) error { return unix.Shutdown(fd, how) }
 
 // Fstat is fstat(2), into the syscall package's Stat_t (what
 // os.FileInfo.Sys holds for an *os.File).
-func Fstat(fd int, st *syscall.Stat_t) error { return wrap("fstat", syscall.Fstat(fd, st)) }
+func Fstat(fd int, st *syscall.Stat_t) error { return syscall.Fstat(fd, st) }
 
 // Seek is lseek(2).
-func Seek(fd int, off int64, whence int) (int64, error) {
-	n, err := unix.Seek(fd, off, whence)
-	return n, wrap("seek", err)
-}
+func Seek(fd int, off int64, whence int) (int64, error) { return unix.Seek(fd, off, whence) }
 
 // Appends reports whether fd's open file description has O_APPEND
 // (fcntl F_GETFL).
 func Appends(fd int) (bool, error) {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil {
-		return false, wrap("fcntl", err)
+		return false, err
 	}
 	return fl&unix.O_APPEND != 0, nil
 }
 
 // Ftruncate is ftruncate(2).
-func Ftruncate(fd int, size int64) error { return wrap("ftruncate", unix.Ftruncate(fd, size)) }
+func Ftruncate(fd int, size int64) error { return unix.Ftruncate(fd, size) }
 
 // Pipe makes a pipe (pipe2(2) with O_CLOEXEC; blocking ends) and asks for
 // size bytes of capacity (fcntl F_SETPIPE_SZ). A refused size (EPERM above
@@ -93,7 +82,7 @@ func Ftruncate(fd int, size int64) error { return wrap("ftruncate", unix.Ftrunca
 func Pipe(size int) (r, w, capacity int, err error) {
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return -1, -1, 0, wrap("pipe2", err)
+		return -1, -1, 0, err
 	}
 	n, err := unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, size)
 	if err != nil {
@@ -101,7 +90,7 @@ func Pipe(size int) (r, w, capacity int, err error) {
 		if err != nil {
 			_ = unix.Close(p[0])
 			_ = unix.Close(p[1])
-			return -1, -1, 0, wrap("fcntl", err)
+			return -1, -1, 0, err
 		}
 	}
 	return p[0], p[1], n, nil
@@ -111,7 +100,7 @@ func Pipe(size int) (r, w, capacity int, err error) {
 func Socket(domain, typ, proto int) (int, error) {
 	fd, err := unix.Socket(domain, typ|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
-		return -1, wrap("socket", err)
+		return -1, err
 	}
 	return fd, nil
 }
@@ -122,30 +111,30 @@ func Socket(domain, typ, proto int) (int, error) {
 // net does the same).
 func ConnectNow(fd int, sa unix.Sockaddr) error {
 	if err := unix.SetNonblock(fd, true); err != nil {
-		return wrap("fcntl", err)
+		return err
 	}
 	cerr := unix.Connect(fd, sa)
 	if err := unix.SetNonblock(fd, false); err != nil && cerr == nil {
-		return wrap("fcntl", err)
+		return err
 	}
-	return wrap("connect", cerr)
+	return cerr
 }
 
 // Connect is connect(2), for a socket that connects at once or fails
 // (a non-blocking Unix socket).
-func Connect(fd int, sa unix.Sockaddr) error { return wrap("connect", unix.Connect(fd, sa)) }
+func Connect(fd int, sa unix.Sockaddr) error { return unix.Connect(fd, sa) }
 
 // Bind is bind(2).
-func Bind(fd int, sa unix.Sockaddr) error { return wrap("bind", unix.Bind(fd, sa)) }
+func Bind(fd int, sa unix.Sockaddr) error { return unix.Bind(fd, sa) }
 
 // Dup duplicates fd (F_DUPFD_CLOEXEC).
 func Dup(fd int) (int, error) {
 	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
-		return -1, wrap("fcntl", err)
+		return -1, err
 	}
 	return nfd, nil
 }
 
 // SetBlocking clears O_NONBLOCK on fd's open file description.
-func SetBlocking(fd int) error { return wrap("fcntl", unix.SetNonblock(fd, false)) }
+func SetBlocking(fd int) error { return unix.SetNonblock(fd, false) }

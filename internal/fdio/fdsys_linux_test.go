@@ -1,21 +1,16 @@
 //go:build linux
 
-package osfd
+package fdio
 
 import (
 	"net"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
-
-	"github.com/pure-uring/uring/internal/testutil"
 )
-
-func TestMain(m *testing.M) { testutil.Main(m) }
 
 func TestPipe(t *testing.T) {
 	r, w, n, err := Pipe(1 << 20)
@@ -51,8 +46,7 @@ func TestSocketOptions(t *testing.T) {
 		require.Equal(t, sec, got)
 	}
 	err = SetsockoptInt(-1, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
-	require.ErrorIs(t, err, unix.EBADF)
-	require.ErrorContains(t, err, "setsockopt")
+	require.Equal(t, unix.EBADF, err, "a bare errno, as every fdio call returns")
 	app, err := Appends(fd)
 	require.NoError(t, err)
 	require.False(t, app)
@@ -96,8 +90,5 @@ func TestConnectNow(t *testing.T) {
 	require.NoError(t, err)
 	c.Close()
 	err = Connect(fd2, &unix.SockaddrUnix{Name: path + ".none"})
-	require.ErrorIs(t, err, syscall.ENOENT)
-	var se *os.SyscallError
-	require.ErrorAs(t, err, &se)
-	require.Equal(t, "connect", se.Syscall)
+	require.Equal(t, syscall.ENOENT, err)
 }
