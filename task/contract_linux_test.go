@@ -151,3 +151,33 @@ func TestOpenPathError(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, &os.PathError{Op: "open", Path: missing, Err: context.Canceled}, pe)
 }
+
+// Run returns only after the task returned, also when ctx ends first: the
+// task's defers have run (here: the fd it closes is closed), and Run
+// returns what the task returned (its await's ctx error).
+func TestRunWaitsForTheTask(t *testing.T) {
+	ex := newExec(t)
+	for range 20 {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		rfd, err := unix.Dup(int(r.Fd()))
+		require.NoError(t, err)
+		r.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		parked := make(chan struct{})
+		go func() {
+			<-parked
+			time.Sleep(time.Millisecond) // most rounds: parked in the read
+			cancel()
+		}()
+		_, err = Run(ctx, ex, func(tk *T) (int, error) {
+			defer unix.Close(rfd)
+			close(parked)
+			return tk.Read(rfd, make([]byte, 1), CurrentPos) // nothing comes
+		})
+		require.ErrorIs(t, err, context.Canceled)
+		_, ferr := unix.FcntlInt(uintptr(rfd), unix.F_GETFD, 0)
+		require.ErrorIs(t, ferr, unix.EBADF, "Run returned before the task's defer closed its fd")
+		w.Close()
+	}
+}

@@ -197,15 +197,20 @@ func newRemote[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error))
 	return h
 }
 
-// Run runs fn on ex and waits for it from any goroutine; ctx cancels both
-// the wait and the task's operations. From a task of ex it returns
-// ErrWouldDeadlock (spawn and join instead).
+// Run runs fn on ex and waits for it from any goroutine, until fn has
+// returned (its defers have run: what it closes is closed). ctx is the
+// task's context: its end cancels the operation the task waits on and
+// fails its awaits with ctx's error, so a task that returns on an error
+// ends soon after; Run then returns what fn returned. To stop waiting
+// without waiting for the task, use SpawnOn and Wait with a context of
+// its own. From a task of ex it returns ErrWouldDeadlock (spawn and join
+// instead).
 func Run[R any](ctx context.Context, ex *Executor, fn func(*T) (R, error)) (R, error) {
 	if !ex.closeReq.Load() && ex.onThread() {
 		var zero R
 		return zero, ErrWouldDeadlock
 	}
-	return SpawnOn(ctx, ex, fn).Wait(ctx)
+	return SpawnOn(ctx, ex, fn).Wait(context.Background())
 }
 
 func (t *T) init(ctx context.Context, ex *Executor, body runner) {
