@@ -43,9 +43,10 @@
 //   - Errors: ErrUnsupported (io_uring disabled by kernel.io_uring_disabled,
 //     blocked by seccomp, or a feature this kernel lacks; always an
 //     *UnsupportedError that names the feature and the Linux release that
-//     added it), ErrClosed,
-//     ErrSQFull, ErrTimeout; syscall failures are *os.SyscallError wrapping
-//     the errno; a bad option is rejected before any syscall, naming it.
+//     added it), ErrClosed, ErrSQFull, ErrTimeout, ErrNotIssuer (a
+//     SINGLE_ISSUER ring entered from another thread); syscall failures
+//     are *os.SyscallError wrapping the errno; a bad option is rejected
+//     before any syscall, naming it.
 //   - EINTR never reaches the caller: waits retry with the remaining time.
 //   - No call allocates on the submit and reap paths.
 //

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
+	"github.com/pure-uring/uring/reg"
 	"github.com/pure-uring/uring/sqe"
 )
 
@@ -38,11 +39,21 @@ func writeReadBack(path string) error {
 	}
 	defer f.Close()
 
+	// A request belongs to the thread that submitted it, and the kernel
+	// cancels it if that thread exits: keep this one until the last CQE.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
 	r, err := uring.New(8)
 	if err != nil {
 		return err // errors.Is(err, uring.ErrUnsupported) explains disabled io_uring or seccomp
 	}
 	defer r.Close()
+	// Start this thread's io-wq workers before a request needs one (5.10
+	// and 6.1 cancel a request whose worker's start a signal spoiled).
+	if err := reg.StartIOWorkers(r); err != nil {
+		return err
+	}
 
 	// The kernel uses msg and buf after Submit returns, up to their CQEs:
 	// pin them (a pinned object also stays alive) until then.
@@ -67,7 +78,7 @@ func writeReadBack(path string) error {
 	if err != nil {
 		return err
 	}
-	n, err := cqe.Result(c) // byte count, or an error wrapping unix.Errno
+	n, err := cqe.Result(c) // byte count, or the errno (a syscall.Errno)
 	r.CQESeen(c)            // the CQE's slot is the kernel's again
 	if err != nil {
 		return err

@@ -31,6 +31,13 @@ func (r *closers) add(c io.Closer) bool {
 	return true
 }
 
+// isDone reports whether closeAll ran: the executor is closing.
+func (r *closers) isDone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
 // drop forgets c (it was closed by its owner).
 func (r *closers) drop(c io.Closer) {
 	r.mu.Lock()

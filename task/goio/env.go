@@ -9,7 +9,7 @@ import (
 
 // Env is the goroutine face of a *task.Runtime: the net and os adapters
 // (Listen, Dial, ListenPacket, OpenFile) and blocking calls on raw fds
-// (ReadAt, WriteAt, Open, CloseFd, Fsync, Accept, Recv, Send, Statx),
+// (Pread, Pwrite, Open, CloseFd, Fsync, Accept, Recv, Send, Statx),
 // each for ordinary goroutines. Get one with On; it is safe for
 // concurrent use. What it makes belongs to the runtime: closing the
 // runtime (or the executor it was placed on) closes it, and ends the
@@ -58,6 +58,17 @@ func On(rt *task.Runtime) *Env {
 
 // pick is the executor of a new socket, file or call (the runtime's round
 // robin) and its registry.
+// closing reports whether the runtime's Close has begun: a listener or
+// socket made now would be closed at once, so none is made.
+func (e *Env) closing() bool {
+	for _, r := range e.regs {
+		if r.isDone() {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Env) pick() (*task.Executor, *closers) {
 	ex := e.rt.NextExecutor()
 	return ex, e.regs[ex]

@@ -37,10 +37,16 @@ func TestOnCachesPerRuntime(t *testing.T) {
 	}
 	_, err = e.OpenFile(filepath.Join(t.TempDir(), "f"), os.O_CREATE|os.O_RDWR, 0o600)
 	require.ErrorIs(t, err, task.ErrClosed)
-	if !rt.Executors()[0].RingConnWaits() {
-		_, err = e.Listen("tcp", "127.0.0.1:0")
-		require.ErrorIs(t, err, net.ErrClosed)
-	}
+	// No socket is made (and bound) first: the error names no address.
+	_, err = e.Listen("tcp", "127.0.0.1:0")
+	require.ErrorIs(t, err, net.ErrClosed)
+	var oe *net.OpError
+	require.ErrorAs(t, err, &oe)
+	require.Nil(t, oe.Addr, "Listen after Close bound a socket: %v", err)
+	_, err = e.ListenPacket("udp", "127.0.0.1:0")
+	require.ErrorIs(t, err, net.ErrClosed)
+	require.ErrorAs(t, err, &oe)
+	require.Nil(t, oe.Addr, "ListenPacket after Close bound a socket: %v", err)
 }
 
 type nopCloser struct{}

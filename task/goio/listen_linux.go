@@ -59,6 +59,9 @@ func (e *Env) Listen(network, address string) (*Listener, error) {
 	case "unixpacket":
 		return nil, &net.OpError{Op: "listen", Net: network, Err: argError("Env.Listen", "network", "= unixpacket is not supported (tcp, tcp4, tcp6 or unix)")}
 	}
+	if e.closing() {
+		return nil, &net.OpError{Op: "listen", Net: network, Err: net.ErrClosed}
+	}
 	nl, err := net.Listen(network, address) // net's errors for unknown networks and bad addresses
 	if err != nil {
 		return nil, err

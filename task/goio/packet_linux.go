@@ -43,6 +43,9 @@ func (e *Env) ListenPacket(network, address string) (*PacketConn, error) {
 	case "tcp", "tcp4", "tcp6", "unix", "unixpacket", "ip", "ip4", "ip6":
 		return nil, &net.OpError{Op: "listen", Net: network, Err: argError("Env.ListenPacket", "network", "= "+network+" is not supported (udp, udp4, udp6 or unixgram)")}
 	}
+	if e.closing() {
+		return nil, &net.OpError{Op: "listen", Net: network, Err: net.ErrClosed}
+	}
 	npc, err := net.ListenPacket(network, address) // net's errors for unknown networks and bad addresses
 	if err != nil {
 		return nil, err
