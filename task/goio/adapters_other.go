@@ -540,6 +540,29 @@ func (e *Env) OpenFile(name string, flags int, perm os.FileMode) (*File, error) 
 	return &File{f: f, s: s}, nil
 }
 
+// adopt makes a File of a file os.Root opened (DirFS), tracked as
+// OpenFile's. It is opened again by its path (name), whose listings'
+// DirEntry.Info stat by it, and must be the same file.
+func (e *Env) adopt(of *os.File, name string) (*File, error) {
+	defer of.Close()
+	nf, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	a, aerr := of.Stat()
+	b, berr := nf.Stat()
+	if aerr != nil || berr != nil || !os.SameFile(a, b) {
+		nf.Close()
+		return nil, &os.PathError{Op: "open", Path: name, Err: errors.New("goio: the file changed while it was opened")}
+	}
+	s := e.track(nf)
+	if s == nil {
+		nf.Close()
+		return nil, &os.PathError{Op: "open", Path: name, Err: errRuntimeClosed}
+	}
+	return &File{f: nf, s: s}, nil
+}
+
 // Fd is the file's descriptor (a handle on Windows).
 func (f *File) Fd() int {
 	if f == nil {

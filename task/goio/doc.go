@@ -14,8 +14,9 @@
 //   - Files (Env.OpenFile) that behave like *os.File where they claim an
 //     interface (io.ReaderAt, io.WriterAt, io.Reader, io.Writer, io.Seeker
 //     with all three whences, io.ReaderFrom, io.WriterTo, http.File), so
-//     http.ServeContent and http.FileServer serve them; each call runs as
-//     a task on an executor. For files alone, package task/fileio is
+//     http.ServeContent and http.FileServer serve them, and a directory of
+//     them as an fs.FS (Env.DirFS: http.FileServer(http.FS(env.DirFS(dir))));
+//     each call runs as a task on an executor. For files alone, package task/fileio is
 //     faster and needs no runtime: its calls submit from the calling
 //     goroutine, with no hop to an executor's thread;
 //

@@ -545,3 +545,24 @@ type fileWithoutReadFrom struct {
 	noReadFrom
 	*File
 }
+
+// adopt makes a File of the runtime from a file os opened (DirFS): the
+// File gets a duplicate of its fd, and of is closed.
+func (e *Env) adopt(of *os.File, name string) (*File, error) {
+	defer of.Close()
+	if e.closing() {
+		return nil, &os.PathError{Op: "open", Path: name, Err: task.ErrClosed}
+	}
+	sc, err := of.SyscallConn()
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	fd := -1
+	if cerr := sc.Control(func(ofd uintptr) { fd, err = fdio.Dup(int(ofd)) }); cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &File{rt: e.rt, ex: e.rt.NextExecutor(), fd: fd, name: name, cached: true}, nil
+}
