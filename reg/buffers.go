@@ -152,7 +152,9 @@ func (b *Buffers) Memory() []byte {
 
 // Buf returns the memory registered in slot i, or nil when the slot is
 // empty, out of range, or the table's memory is already unmapped. The slice
-// is valid until the memory is unmapped (see Unregister).
+// is valid until the memory is unmapped (see Unregister). A fixed-buffer
+// op reads or writes a sub-slice of it, with uint16(i) as its bufIndex
+// (sqe.ReadFixed, task's T.ReadFixed); memory outside it is EFAULT.
 func (b *Buffers) Buf(i int) []byte {
 	if i < 0 || i >= len(b.slots) || b.dropped.Load() {
 		return nil
@@ -359,7 +361,8 @@ func (b *Buffers) drop() {
 }
 
 // Get hands out a free slot index and its memory; the index is not handed
-// out again until Put. ok is false when every index is out.
+// out again until Put. ok is false when every index is out. The index, as
+// uint16(index), is the bufIndex of the fixed-buffer ops on buf.
 func (b *Buffers) Get() (index int, buf []byte, ok bool) {
 	i, ok := b.alloc.get()
 	if !ok {

@@ -36,7 +36,8 @@ type Files struct {
 }
 
 // RegisterFiles registers a table of len(fds) slots (IORING_REGISTER_FILES2,
-// Linux 5.13). An fd of Empty leaves that slot empty. tags is nil or has one
+// Linux 5.13): slot i (sqe.Slot(i), for sqe.SetSlot and task's ReadSlot)
+// holds fds[i]'s file. An fd of Empty leaves that slot empty. tags is nil or has one
 // tag per slot (0 = no tag; empty slots must have tag 0). The kernel takes
 // its own reference to each file: closing an fd afterwards does not empty
 // its slot.
