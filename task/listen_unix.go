@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -59,4 +60,17 @@ func (t *T) Listen(addr netip.AddrPort, backlog int) (int, netip.AddrPort, error
 		return fail("getsockname", err)
 	}
 	return fd, sockaddr.ToAddrPort(sa), nil
+}
+
+// socketCloexec makes a close-on-exec socket. Not every Unix has
+// SOCK_CLOEXEC, so ForkLock keeps a fork from seeing the socket before
+// FD_CLOEXEC is set, as Go's net does there (Listen is not a hot path).
+func socketCloexec(domain, typ, proto int) (int, error) {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	fd, err := unix.Socket(domain, typ, proto)
+	if err == nil {
+		unix.CloseOnExec(fd)
+	}
+	return fd, err
 }
