@@ -138,8 +138,13 @@ func newConfig(opts []Option) (config, error) {
 const newBatch = 64
 
 // maxDepth bounds how many coroutines a parking task may resume inside
-// itself before handing back to its resumer.
-const maxDepth = 4
+// itself before handing back to its resumer. A parked task's coroutine
+// resumes the next runnable one (one switch), which parks and resumes the
+// next, and so on; when a reap wakes them they unwind in turn, each
+// switch back activating the task below. Every await then costs one
+// switch, up to maxDepth tasks runnable at once (at 4 it was two for all
+// but four of them: BenchmarkOverhead/tasks-32).
+const maxDepth = 256
 
 // Executor runs tasks on one locked OS thread. Its backend is io_uring
 // (task/internal/ring: one Ring through a poll.Core, which keeps the
@@ -205,6 +210,7 @@ type Executor struct {
 // backend's own are its).
 type execStats struct {
 	inlined int // tasks run inline by their joiner
+	resumes int // coroutines resumed (each a switch in and, later, one back)
 	trimmed int // idle worker coroutines stopped after a burst
 	pokes   int // tasks a context's cancellation looked at
 }
@@ -305,6 +311,7 @@ func (ex *Executor) resume(t *T) {
 	t.ready = false
 	t.onStack = true
 	ex.depth++
+	ex.stats.resumes++
 	t.w.next()
 	ex.depth--
 }
@@ -357,6 +364,7 @@ func (ex *Executor) startNew() {
 	w.t, t.w = t, w
 	t.onStack = true
 	ex.depth++
+	ex.stats.resumes++
 	w.next()
 	ex.depth--
 }
