@@ -396,3 +396,45 @@ func TestFilesOutliveTheirRings(t *testing.T) {
 		require.False(t, sameFile(t, fd, path), "the fd outlived Close")
 	}
 }
+
+// A file whose reads the page cache keeps answering is read with plain
+// pread(2) once warmAfter probes in a row hit; with its pages dropped, the
+// first probe that misses (one read in probeEvery: within 1024 reads all
+// but surely) makes every read a probe again, and each miss goes to the
+// ring. The bytes are right throughout.
+func TestCachedReadsProbeAgainAfterAMiss(t *testing.T) {
+	dir := directDir(t)
+	if dir == "" {
+		t.Skip("no directory here on a block device (a tmpfs's pages cannot be dropped)")
+	}
+	const block, blocks = 4096, 1024
+	path, data := patterned(t, dir, block, blocks)
+	f, err := Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	if f.rings == nil {
+		t.Skip("on plain calls: no io_uring for this process")
+	}
+	if !f.nowaitRead.Load() {
+		t.Skip("the kernel has no RWF_NOWAIT reads for this file system")
+	}
+	buf := make([]byte, block)
+	readAll := func() {
+		for b := 0; b < blocks; b++ {
+			n, err := f.ReadAt(buf, int64(b*block))
+			require.NoError(t, err)
+			require.Equal(t, block, n)
+			require.Equal(t, data[b*block:(b+1)*block], buf, "block %d", b)
+		}
+	}
+	readAll() // just written: every page is in the cache
+	require.Equal(t, int32(warmAfter), f.cacheHits.Load(), "warm: plain preads")
+
+	fd := int(f.Fd())
+	require.NoError(t, unix.Fdatasync(fd))
+	require.NoError(t, unix.Fadvise(fd, 0, 0, unix.FADV_RANDOM)) // no readahead: each read brings in its own page
+	require.NoError(t, unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED))
+	readAll()
+	require.Zero(t, f.cacheHits.Load(), "after a probe missed, every read of a dropped page is a probe that misses")
+	require.True(t, f.nowaitRead.Load())
+}
