@@ -66,7 +66,7 @@ func (c *Core) SetWaitHint(avg time.Duration) { c.wp.avg = max(avg, 0) }
 // afterwards.
 func (c *Core) Wait(parkNow bool) {
 	start := time.Now()
-	if !parkNow && c.spinWait(c.spinFor()) {
+	if !parkNow && c.Spin(0, c.spinFor()) {
 		c.noteWait(time.Since(start))
 		_, _ = c.ring.Submit() // runs deferred completions the flags announced
 		if !c.staleTaskrun() {
@@ -87,27 +87,40 @@ func (c *Core) Wait(parkNow bool) {
 	}
 }
 
-// spinWait checks the ring for up to d without a system call; it reports
-// whether there is something to reap or a message to take. It never
-// spins where deferred completions wait without showing in the SQ flags
-// (DEFER_TASKRUN without TASKRUN_FLAG).
-func (c *Core) spinWait(d time.Duration) bool {
-	if d <= 0 || !c.canFlag {
+// Spin checks the ring without a system call until it has something to
+// reap or a message to take (true: the caller reaps) or its budget is
+// spent (false): polls empty checks when polls > 0, else d of time (a
+// zero budget checks nothing). It is the package's one spin: Wait's, and
+// a Loop's under Spin, Hybrid and SQPoll. Without a P to spare (GOMAXPROCS
+// at most the running owners) it yields between checks, so that the
+// goroutines that feed the owner run instead of waiting for a preemption.
+// It never spins where deferred completions wait without showing in the
+// SQ flags (DEFER_TASKRUN without TASKRUN_FLAG): only an enter finds them.
+func (c *Core) Spin(polls int, d time.Duration) bool {
+	if (polls <= 0 && d <= 0) || !c.canFlag {
 		return false
 	}
 	r := c.ring
+	yield := !spareP()
 	var start time.Time
 	for i := 0; ; i++ {
 		// SQ_TASKRUN: deferred completion work waits for a GETEVENTS enter.
 		if r.SQFlags()&sys.SQTaskrun != 0 || r.CQReady() > 0 || c.sl.HasWork() {
 			return true
 		}
-		if i&31 == 0 {
+		if polls > 0 {
+			if i+1 >= polls {
+				return false
+			}
+		} else if i&31 == 0 {
 			if i == 0 {
 				start = time.Now()
 			} else if time.Since(start) >= d {
 				return false
 			}
+		}
+		if yield {
+			runtime.Gosched()
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring/sqe"
 )
 
 // The adaptive spin follows the recent waits: short ones (with ops in
@@ -49,4 +51,32 @@ func TestAdaptiveSpin(t *testing.T) {
 	defer runningCores.Add(-int32(runtime.GOMAXPROCS(0)))
 	require.Equal(t, DefaultSpin, c.spinFor(), "no spare P: no longer spin")
 	require.False(t, c.waitInKernel(), "no spare P: no kernel wait")
+}
+
+// Spin, the package's one spin (Wait's and a Loop's): it checks nothing
+// on a zero budget, spends a budget of polls or of time on an empty ring
+// and reports false, and reports true for a CQE to reap or posted work,
+// leaving both where they were.
+func TestSpinBudgets(t *testing.T) {
+	c := newTestCore(t)
+	require.False(t, c.Spin(0, 0), "no budget")
+	require.False(t, c.Spin(100, 0), "100 empty polls")
+	require.False(t, c.Spin(0, 20*time.Microsecond), "20µs on an empty ring")
+
+	c.RaiseWork()
+	require.True(t, c.Spin(1, 0), "posted work")
+	require.True(t, c.Spin(0, time.Hour), "posted work, under a time budget")
+	require.True(t, c.TakeWork(), "Spin leaves the work flag up")
+	require.False(t, c.Spin(1, 0))
+
+	r := c.Ring()
+	s, err := r.GetSQE()
+	require.NoError(t, err)
+	sqe.Nop(s)
+	s.UserData = IgnoreUserData
+	_, err = r.Submit()
+	require.NoError(t, err)
+	require.True(t, c.Spin(0, time.Hour), "a NOP's CQE (or its deferred completion) to reap")
+	c.Reap()
+	require.False(t, c.Spin(1, 0), "reaped: empty again")
 }

@@ -33,8 +33,6 @@ type Loop struct {
 	local      []msg // messages taken from the inbox
 	backlog    []msg // taken, waiting for SQ space
 	unflushed  int   // SQEs prepared since the last Submit (SQPOLL)
-	spins      int
-	spinStart  time.Time
 	st         Stats
 	closing    bool
 	cancelAt   time.Time
@@ -161,9 +159,6 @@ func (l *Loop) loop() {
 			return
 		}
 		n := l.reap()
-		if n > 0 && l.spins > 0 {
-			l.endSpin()
-		}
 		if l.needSubmit() {
 			if l.strategy == Block {
 				l.submitAndWait() // one enter submits and waits
@@ -184,10 +179,9 @@ func (l *Loop) loop() {
 		if c.InFlight() == 0 && !l.closing && len(l.backlog) == 0 {
 			// Idle. Spin and Hybrid keep spinning for new work (it arrives
 			// without a wakeup), then park.
-			if (l.strategy == Spin || l.strategy == Hybrid) && l.spinOn() {
+			if (l.strategy == Spin || l.strategy == Hybrid) && l.spin() {
 				continue
 			}
-			l.endSpin()
 			l.park()
 			continue
 		}
@@ -198,41 +192,26 @@ func (l *Loop) loop() {
 			l.waitKernel()
 		case l.strategy == Park:
 			l.waitPark()
-		case l.spinOn():
+		case l.spin():
 		default:
 			l.waitKernel()
 		}
 	}
 }
 
-// spinOn counts one empty poll and reports whether to keep spinning.
-func (l *Loop) spinOn() bool {
-	if l.spins == 0 {
-		l.spinStart = time.Now()
-	}
-	l.spins++
-	if !spareP() {
-		// No P for anyone else while this loop spins (GOMAXPROCS at most
-		// the running loops): let the goroutines that feed it run, or
-		// each of their requests waits for a preemption (10 ms).
-		runtime.Gosched()
-	}
+// spin is Spin's, Hybrid's and SQPoll's spin through the Core's:
+// WithSpinBudget empty polls, or Hybrid's WithSpinTime. It reports
+// whether something came to reap or take.
+func (l *Loop) spin() bool {
+	t0 := time.Now()
+	var found bool
 	if l.strategy == Hybrid {
-		if l.spins&31 != 0 || time.Since(l.spinStart) < l.cfg.SpinTime {
-			return true
-		}
-	} else if l.spins < l.cfg.SpinBudget {
-		return true
+		found = l.c.Spin(0, l.cfg.SpinTime)
+	} else {
+		found = l.c.Spin(l.cfg.SpinBudget, 0)
 	}
-	l.endSpin()
-	return false
-}
-
-func (l *Loop) endSpin() {
-	if l.spins > 0 {
-		l.st.SpinNanos += int64(time.Since(l.spinStart))
-		l.spins = 0
-	}
+	l.st.SpinNanos += int64(time.Since(t0))
+	return found
 }
 
 // needSubmit reports whether prepared SQEs wait for a submit.
