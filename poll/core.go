@@ -50,6 +50,7 @@ type Core struct {
 	efdTimed bool   // a read deadline is set on efd
 	wake     wakeFd // the kernel-sleep wakeup (its poll is armed in the ring)
 	canFlag  bool   // deferred completion work shows in the SQ flags, or there is none
+	reaping  bool   // Reap is dispatching: a handler's Reap returns at once
 	// cancelEach: the kernel refused CANCEL_ANY (before 5.19), CancelAll
 	// cancels slot by slot.
 	cancelEach bool

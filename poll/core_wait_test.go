@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pure-uring/uring/sqe"
+	"github.com/pure-uring/uring/sys"
 )
 
 // The adaptive spin follows the recent waits: short ones (with ops in
@@ -79,4 +80,45 @@ func TestSpinBudgets(t *testing.T) {
 	require.True(t, c.Spin(0, time.Hour), "a NOP's CQE (or its deferred completion) to reap")
 	c.Reap()
 	require.False(t, c.Spin(1, 0), "reaped: empty again")
+}
+
+// A handler that reaps (to make room in a full SQ, say) while the Core
+// dispatches a batch loses no CQE and runs no handler twice: the nested
+// reap leaves the CQEs to the reap that runs.
+func TestReapInsideAHandler(t *testing.T) {
+	c := newTestCore(t)
+	r := c.Ring()
+	calls := make([]int, 12)
+	nop := func(h Handler) {
+		s, err := r.GetSQE()
+		require.NoError(t, err)
+		sqe.Nop(s)
+		s.UserData = uint64(c.Acquire(h))
+	}
+	var handler func(i int) Handler
+	handler = func(i int) Handler {
+		return HandlerFunc(func(*sys.CQE) {
+			calls[i]++
+			if i == 0 {
+				// More CQEs arrive while the batch of 8 is dispatched,
+				// and this handler reaps.
+				for k := 8; k < 12; k++ {
+					nop(handler(k))
+				}
+				_, err := r.Submit()
+				require.NoError(t, err)
+				c.Reap()
+			}
+		})
+	}
+	for i := 0; i < 8; i++ {
+		nop(handler(i))
+	}
+	_, err := r.SubmitAndWait(8)
+	require.NoError(t, err)
+	// NOPs complete as they are submitted: everything is in the CQ now.
+	for c.Reap() > 0 {
+	}
+	require.Zero(t, c.InFlight(), "every NOP's CQE was dispatched")
+	require.Equal(t, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, calls, "each CQE's handler ran once")
 }

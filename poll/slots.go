@@ -176,9 +176,13 @@ func (c *Core) HasCQEs() bool {
 // or deferred task work (on IOPOLL rings, only overflow). It returns how
 // many CQEs it took (owner thread).
 func (c *Core) Reap() int {
-	if !c.HasCQEs() {
+	if c.reaping || !c.HasCQEs() {
+		// reaping: a handler's reap (one making room in a full SQ) would
+		// copy over the batch being dispatched; the CQEs wait for the next.
 		return 0
 	}
+	c.reaping = true
+	defer func() { c.reaping = false }() // a handler may panic (a Loop recovers)
 	total := 0
 	for {
 		n := c.ring.Reap(c.cqes)
