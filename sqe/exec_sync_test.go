@@ -328,12 +328,26 @@ func TestExecCancel(t *testing.T) {
 	for _, c := range wait(t, r, 1) {
 		got[c.UserData] = c
 	}
-	require.Equal(t, unix.EALREADY, errno(got[11]), "cancel of a running io-wq request")
-	if got[10].Res >= 0 {
-		unix.Close(int(got[10].Res))
-	} else {
+	interrupted := got[10].Res < 0
+	if interrupted {
 		// Interrupted: EINTR, ECANCELED, or the kernel-internal ERESTARTSYS (512).
 		require.Contains(t, []unix.Errno{unix.EINTR, unix.ECANCELED, 512}, errno(got[10]))
+	} else {
+		unix.Close(int(got[10].Res))
+	}
+	if errno(got[11]) == unix.ENOENT {
+		// A cancel that finds its request running in io-wq interrupts it,
+		// and the kernel's io_try_cancel (io_uring/cancel.c) does not stop
+		// at that "running": it looks on (poll, timeouts), then once more
+		// in every task's io-wq under the ring's lock; when the interrupted
+		// open has completed by then, that look finds nothing: ENOENT,
+		// though this cancel is what ended the open (seen here 6 times in 300 runs, the
+		// open's -ERESTARTSYS 48 µs after the cancel's submission, the
+		// cancel's CQE 0.8 ms later). Only an interrupted open makes
+		// ENOENT the right answer.
+		require.True(t, interrupted, "the cancel found nothing, yet the open was not interrupted: %+v", got[10])
+	} else {
+		require.Equal(t, unix.EALREADY, errno(got[11]), "cancel of a running io-wq request (the open's CQE: %+v; first: %+v)", got[10], first)
 	}
 	runtime.KeepAlive(buf)
 }
