@@ -51,6 +51,7 @@ type Core struct {
 	wake     wakeFd // the kernel-sleep wakeup (its poll is armed in the ring)
 	canFlag  bool   // deferred completion work shows in the SQ flags, or there is none
 	reaping  bool   // Reap is dispatching: a handler's Reap returns at once
+	inPlace  bool   // 16-byte CQEs: Reap dispatches them in the ring (PeekBatch)
 	// cancelEach: the kernel refused CANCEL_ANY (before 5.19), CancelAll
 	// cancels slot by slot.
 	cancelEach bool
@@ -104,6 +105,7 @@ func NewCore(opts ...Option) (*Core, error) {
 	c.sqpoll = fl&sys.SetupSQPoll != 0
 	c.canFlag = fl&sys.SetupDeferTaskrun == 0 || fl&sys.SetupTaskrunFlag != 0
 	c.cqes = make([]sys.CQE, min(r.CQEntries(), 4096))
+	c.inPlace = fl&(sys.SetupCQE32|sys.SetupCQEMixed) == 0
 	if !c.sqpoll && !c.iopoll && fl&sys.SetupRDisabled == 0 {
 		// A cold io-wq can cancel the owner's requests (see
 		// reg.StartIOWorkers); without workers the Core still works. Not on

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 )
@@ -121,4 +123,39 @@ func TestReapInsideAHandler(t *testing.T) {
 	}
 	require.Zero(t, c.InFlight(), "every NOP's CQE was dispatched")
 	require.Equal(t, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, calls, "each CQE's handler ran once")
+}
+
+// Reap dispatches 16-byte CQEs where they lie in the ring, and copies
+// 32-byte ones out first (CQE32, 5.19): both deliver every CQE once, and
+// a wrapped CQ (more CQEs reaped than it holds) comes out whole.
+func TestReapInPlaceAndCopied(t *testing.T) {
+	for _, big := range []bool{false, true} {
+		name := "16-byte CQEs, in place"
+		var opts []Option
+		if big {
+			name = "CQE32, copied"
+			testutil.Require(t, uring.CheckSetupFlag(sys.SetupCQE32))
+			opts = append(opts, WithRingOptions(uring.WithCQE32()))
+		}
+		t.Run(name, func(t *testing.T) {
+			c := newTestCore(t, append(opts, WithEntries(8))...)
+			require.Equal(t, !big, c.inPlace)
+			r := c.Ring()
+			handled := 0
+			h := HandlerFunc(func(*sys.CQE) { handled++ })
+			for round := 0; round < 10; round++ { // 80 NOPs through a CQ of 32
+				for i := 0; i < 8; i++ {
+					s, err := r.GetSQE()
+					require.NoError(t, err)
+					sqe.Nop(s)
+					s.UserData = uint64(c.Acquire(h))
+				}
+				_, err := r.SubmitAndWait(8)
+				require.NoError(t, err)
+				require.Equal(t, 8, c.Reap())
+			}
+			require.Equal(t, 80, handled)
+			require.Zero(t, c.InFlight())
+		})
+	}
 }
