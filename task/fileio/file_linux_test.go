@@ -405,9 +405,9 @@ func TestFilesOutliveTheirRings(t *testing.T) {
 // ring. (Pages may come back meanwhile — the kernel's readahead — so the
 // count is not asserted to stay at zero.) The bytes are right throughout.
 func TestCachedReadsProbeAgainAfterAMiss(t *testing.T) {
-	dir := directDir(t)
+	dir := droppableDir(t)
 	if dir == "" {
-		t.Skip("no directory here on a block device (a tmpfs's pages cannot be dropped)")
+		t.Skip("no directory here on a block device, whose page cache can be dropped")
 	}
 	const block, blocks = 4096, 1024
 	path, data := patterned(t, dir, block, blocks)

@@ -70,6 +70,25 @@ func directDir(t *testing.T) string {
 	return ""
 }
 
+// droppableDir is a directory on a file system with a block device under
+// it, whose cached pages FADV_DONTNEED drops, or "" when none is found.
+// (O_DIRECT alone does not tell: since 6.6 a tmpfs takes it too.)
+func droppableDir(t *testing.T) string {
+	t.Helper()
+	for _, base := range []string{t.TempDir(), "."} {
+		var fs unix.Statfs_t
+		require.NoError(t, unix.Statfs(base, &fs))
+		if fs.Type == unix.TMPFS_MAGIC || fs.Type == unix.RAMFS_MAGIC {
+			continue
+		}
+		dir, err := os.MkdirTemp(base, "droppable")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	return ""
+}
+
 // fdOpen reports whether fd is open in this process.
 func fdOpen(fd int) bool {
 	_, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
