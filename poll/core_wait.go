@@ -68,11 +68,7 @@ func (c *Core) Wait(parkNow bool) {
 	start := time.Now()
 	if !parkNow && c.Spin(0, c.spinFor()) {
 		c.noteWait(time.Since(start))
-		_, _ = c.ring.Submit() // runs deferred completions the flags announced
-		if !c.staleTaskrun() {
-			return
-		}
-		// Nothing was there: sleep as if the spin had found nothing.
+		return
 	}
 	if !c.NetPark() || (!parkNow && c.waitInKernel()) {
 		if slept, _ := c.SleepInKernel(); slept {
@@ -88,7 +84,8 @@ func (c *Core) Wait(parkNow bool) {
 }
 
 // Spin checks the ring without a system call until it has something to
-// reap or a message to take (true: the caller reaps) or its budget is
+// reap or a message to take (true: the caller reaps; deferred completion
+// work the SQ flags announce is run first, with one enter) or its budget is
 // spent (false): polls empty checks when polls > 0, else d of time (a
 // zero budget checks nothing). It is the package's one spin: Wait's, and
 // a Loop's under Spin, Hybrid and SQPoll. Without a P to spare (GOMAXPROCS
@@ -102,11 +99,27 @@ func (c *Core) Spin(polls int, d time.Duration) bool {
 	}
 	r := c.ring
 	yield := !spareP()
+	staleFlag := false
 	var start time.Time
 	for i := 0; ; i++ {
-		// SQ_TASKRUN: deferred completion work waits for a GETEVENTS enter.
-		if r.SQFlags()&sys.SQTaskrun != 0 || r.CQReady() > 0 || c.sl.HasWork() {
+		if r.CQReady() > 0 || c.sl.HasWork() {
 			return true
+		}
+		if !staleFlag && r.SQFlags()&sys.SQTaskrun != 0 {
+			// Deferred completion work waits for a GETEVENTS enter: run it,
+			// and report what it posted. The flag may stay set over an empty
+			// list: the kernel sets it after it queues the work
+			// (io_req_local_work_add), so a run of that work in between (it
+			// clears the flag first) leaves it set, and no enter clears it
+			// until more work comes (seen on 6.18 right after
+			// reg.StartIOWorkers' io-wq completions). Such a flag is ignored
+			// for the rest of the spin, or every check would find it; work
+			// that posted nothing is no reason to stop either.
+			_, _ = r.Submit()
+			if r.CQReady() > 0 || c.sl.HasWork() {
+				return true
+			}
+			staleFlag = r.SQFlags()&sys.SQTaskrun != 0
 		}
 		if polls > 0 {
 			if i+1 >= polls {
@@ -123,18 +136,6 @@ func (c *Core) Spin(polls int, d time.Duration) bool {
 			runtime.Gosched()
 		}
 	}
-}
-
-// staleTaskrun reports, after an enter with GETEVENTS, that IORING_SQ_TASKRUN
-// is still set with nothing to reap and nothing posted: the kernel sets the
-// flag after it queues deferred work (io_req_local_work_add), so a run of
-// that work on the owner's thread in between (it clears the flag first)
-// leaves the flag set over an empty list, which no enter clears until more
-// work comes. Seen on 6.18 right after reg.StartIOWorkers' io-wq
-// completions: without this check, every Wait spun on the flag and
-// returned at once, and the owner never slept.
-func (c *Core) staleTaskrun() bool {
-	return c.ring.SQFlags()&sys.SQTaskrun != 0 && c.ring.CQReady() == 0 && !c.sl.HasWork()
 }
 
 // spinFor is how long Wait checks the ring before it sleeps.

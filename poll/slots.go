@@ -172,14 +172,14 @@ func (c *Core) HasCQEs() bool {
 }
 
 // Reap dispatches the ready CQEs (in place where they are 16 bytes, else
-// copied out); with
-// the CQ empty it enters to flush only when the kernel flags CQ overflow
-// or deferred task work (on IOPOLL rings, only overflow). It returns how
-// many CQEs it took (owner thread).
+// copied out); with the CQ empty it enters to flush only when the kernel
+// flags CQ overflow or deferred task work (on IOPOLL rings, only
+// overflow). It returns how many CQEs it took (owner thread).
 func (c *Core) Reap() int {
 	if c.reaping || !c.HasCQEs() {
 		// reaping: a handler's reap (one making room in a full SQ) would
-		// copy over the batch being dispatched; the CQEs wait for the next.
+		// advance the head under the batch being dispatched (or copy over
+		// it); the CQEs wait for the reap that runs.
 		return 0
 	}
 	c.reaping = true

@@ -143,7 +143,7 @@ const newBatch = 64
 // next, and so on; when a reap wakes them they unwind in turn, each
 // switch back activating the task below. Every await then costs one
 // switch, up to maxDepth tasks runnable at once (at 4 it was two for all
-// but four of them: BenchmarkOverhead/tasks-32).
+// but four of them: TestOneSwitchPerAwait).
 const maxDepth = 256
 
 // Executor runs tasks on one locked OS thread. Its backend is io_uring
