@@ -34,7 +34,9 @@ import (
 // Requests belong to the thread that submitted them (see package uring):
 // the kernel cancels a request whose thread exits, or that waited for a
 // thread's first io-wq worker whose start a signal spoiled. Such a request
-// never ran: Do submits it again. Nothing else here cancels a request but
+// never ran: Do submits it again, through the reaper's thread (or the
+// leader's), so that signals aimed at the caller's thread cannot spoil
+// every try. Nothing else here cancels a request but
 // Close, so -ECANCELED never reaches Do's caller.
 //
 // The ring is a plain one (no SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN
@@ -131,7 +133,7 @@ func (s *Shared) Do(prep func(q *sys.SQE) error, keep []byte) (res int32, flags 
 		return 0, 0, &uring.ArgError{Func: "Shared.Do", Arg: "prep", Reason: "is nil", Pkg: "poll"}
 	}
 	for attempt := 0; ; attempt++ {
-		res, flags, err = s.do(prep, keep)
+		res, flags, err = s.do(prep, keep, attempt > 0)
 		if err != nil || res != -int32(syscall.ECANCELED) || attempt == maxResubmits {
 			return res, flags, err
 		}
@@ -142,7 +144,11 @@ func (s *Shared) Do(prep func(q *sys.SQE) error, keep []byte) (res int32, flags 
 	}
 }
 
-func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, error) {
+// do submits one operation and waits for it. A goroutine alone leads,
+// unless handOff: an operation the kernel cancelled because a signal kept
+// spoiling this thread's first io-wq worker goes to the reaper's thread,
+// or the leader's, whose worker starts apart from this thread's signals.
+func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte, handOff bool) (int32, uint32, error) {
 	s.mu.Lock()
 	if err := s.unusable(); err != nil {
 		s.mu.Unlock()
@@ -165,7 +171,12 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte) (int32, uint32, er
 		op.pin.Pin(&keep[0])
 	}
 	s.pending++
-	if !s.leading {
+	if !s.leading && handOff {
+		s.leading = true
+		s.startReaper()
+		s.mu.Unlock()
+		<-op.wake
+	} else if !s.leading {
 		s.leading = true
 		s.lead(op) // alone: submit and wait in one enter
 	} else {
@@ -259,7 +270,7 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 			if keep != nil {
 				kept = keep(i)
 			}
-			r, _, err := s.Do(func(q *sys.SQE) error { return prep(i, q) }, kept)
+			r, _, err := s.do(func(q *sys.SQE) error { return prep(i, q) }, kept, true)
 			if err != nil {
 				return err
 			}
