@@ -29,14 +29,24 @@ func (l *Loop) Prep(h Handler, prep func(*sys.SQE) error) (Token, error) {
 	if l.closing {
 		return 0, uring.ErrClosed
 	}
-	s, err := l.getSQE()
+	// Written out as Start is: GetSQE and the opcode check inline, one
+	// call for the slot.
+	s, err := l.ring.GetSQE()
 	if err != nil {
-		return 0, err
+		if s, err = l.getSQEFull(err); err != nil {
+			return 0, err
+		}
 	}
-	if err := prepared(s, prep(s)); err != nil {
-		return 0, err
+	l.unflushed++
+	l.st.Submitted++
+	if err := prep(s); err != nil || !feature.OpKnown(s.Opcode) {
+		if err := unprepared(s, err); err != nil {
+			return 0, err
+		}
 	}
-	t := l.c.Acquire(h)
+	idx, sl := l.c.take()
+	sl.h = h
+	t := token(idx, sl.gen)
 	s.UserData = uint64(t)
 	return t, nil
 }
@@ -135,7 +145,7 @@ func (l *Loop) getSQEFull(err error) (*sys.SQE, error) {
 // opcode the kernel has, it costs a bit test.
 func prepared(s *sys.SQE, err error) error {
 	if err == nil && feature.OpKnown(s.Opcode) {
-		return nil // inlined: the rest is out of line
+		return nil // the rest is out of line
 	}
 	return unprepared(s, err)
 }

@@ -63,8 +63,7 @@ func token(idx, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(idx)) 
 func (c *Core) take() (uint32, *slot) {
 	idx := c.freeHead
 	if idx == noSlot {
-		c.grow()
-		idx = c.freeHead
+		idx = c.grow()
 	}
 	s := &c.slots[idx]
 	c.freeHead = s.next
@@ -124,7 +123,8 @@ func (c *Core) release(idx uint32, s *slot) {
 	c.inflight--
 }
 
-func (c *Core) grow() {
+// grow doubles the slot table and returns the first free slot.
+func (c *Core) grow() uint32 {
 	old := len(c.slots)
 	n := max(old*2, 16)
 	slots := make([]slot, n)
@@ -134,6 +134,7 @@ func (c *Core) grow() {
 		slots[i].next = c.freeHead
 		c.freeHead = uint32(i)
 	}
+	return c.freeHead
 }
 
 // InFlight returns how many operations hold a slot (owner thread).

@@ -71,16 +71,18 @@ func (c *Chan[V]) Send(t *T, v V) error {
 	if c.closed {
 		return ErrChanClosed
 	}
-	if c.recvq.n > 0 {
+	if c.recvq.len() > 0 {
 		if r := popLive(&c.recvq); r != nil {
 			c.buf.push(v)
 			c.ex.wake(r)
 			return nil
 		}
 	}
-	if c.cap < 0 || c.buf.n < c.cap {
-		c.buf.push(v)
-		if c.watch.n > 0 {
+	if c.cap < 0 || c.buf.len() < c.cap {
+		if !c.buf.put(v) {
+			c.buf.push(v)
+		}
+		if c.watch.len() > 0 {
 			c.notifyWatchers()
 		}
 		return nil
@@ -134,9 +136,9 @@ func (c *Chan[V]) takeSender() bool {
 // TryRecv receives a value if one is ready; ok is false when none is, or
 // the channel is closed and drained (closed tells which).
 func (c *Chan[V]) TryRecv() (v V, ok, closed bool) {
-	if c.buf.n > 0 || (c.sendq.n > 0 && c.takeSender()) {
+	if c.buf.len() > 0 || (c.sendq.len() > 0 && c.takeSender()) {
 		v = c.buf.pop()
-		if c.cap != 0 && c.sendq.n > 0 {
+		if c.cap != 0 && c.sendq.len() > 0 {
 			c.takeSender()
 		}
 		return v, true, false
@@ -148,7 +150,7 @@ func (c *Chan[V]) TryRecv() (v V, ok, closed bool) {
 // once the channel is closed and drained.
 func (c *Chan[V]) Recv(t *T) (v V, ok bool, err error) {
 	for {
-		if c.buf.n > 0 && c.sendq.n == 0 {
+		if c.buf.len() > 0 && c.sendq.len() == 0 {
 			return c.buf.pop(), true, nil // the common case of a buffered channel
 		}
 		if v, ok, closed := c.TryRecv(); ok || closed {

@@ -379,7 +379,7 @@ func (ex *Executor) wake(t *T) {
 	t.parkTok++ // invalidates the task's other wait registrations
 	if t.onStack {
 		ex.readyOnStack++
-	} else {
+	} else if !ex.readyq.put(t) {
 		ex.readyq.push(t)
 	}
 }
