@@ -453,3 +453,48 @@ func TestCachedReadsProbeAgainAfterAMiss(t *testing.T) {
 	require.NotEqual(t, -1, reset, "a probe of a dropped page missed and turned the probes back on; hits changed at %v", trail)
 	require.True(t, f.nowaitRead.Load())
 }
+
+// O_DIRECT writes are plain pwrite calls while at most ringWriteDepth are
+// in flight on the Rings, and go through a ring beyond that; both land.
+func TestDirectWritesTakeTheRingOnlyWhenDeep(t *testing.T) {
+	dir := directDir(t)
+	if dir == "" {
+		t.Skip("no directory here takes O_DIRECT")
+	}
+	r := newRings(t, 1)
+	if r.Fallback() != nil {
+		t.Skip("no rings here:", r.Fallback())
+	}
+	const block, blocks = 4096, 16
+	path, data := patterned(t, dir, block, blocks)
+	of, err := os.OpenFile(path, os.O_RDWR|syscall.O_DIRECT, 0)
+	require.NoError(t, err)
+	f := r.NewFile(of)
+	defer f.Close()
+	buf := alignedBlock(t, block)
+	write := func(b int, fill byte) {
+		for i := range buf {
+			buf[i] = fill
+		}
+		n, err := f.WriteAt(buf, int64(b*block))
+		require.NoError(t, err)
+		require.Equal(t, block, n)
+		copy(data[b*block:], buf)
+	}
+	for b := 0; b < 4; b++ {
+		write(b, 0x10+byte(b))
+	}
+	require.Zero(t, r.ringWrites.Load(), "one writer: plain pwrite")
+	require.Zero(t, r.directWrites.Load())
+	// As if ringWriteDepth other writes were in flight.
+	r.directWrites.Add(ringWriteDepth)
+	for b := 4; b < 8; b++ {
+		write(b, 0x20+byte(b))
+	}
+	r.directWrites.Add(-ringWriteDepth)
+	require.Equal(t, uint64(4), r.ringWrites.Load(), "deep: through the ring")
+	require.Zero(t, r.directWrites.Load())
+	back, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, data, back)
+}

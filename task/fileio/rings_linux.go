@@ -22,6 +22,9 @@ type Rings struct {
 	next     atomic.Uint32
 	fallback error // why there are no rings; nil on io_uring
 	closed   atomic.Bool
+
+	directWrites atomic.Int32  // O_DIRECT WriteAt calls in flight (File.pwrite)
+	ringWrites   atomic.Uint64 // of them, those that went through a ring
 }
 
 // DefaultEntries is the SQ size of each of Default's rings.
