@@ -30,3 +30,7 @@ func WakeBySignalOnly(r *Ring) { r.life.signalOnly = true }
 
 // IsClosing reports whether Close has begun on r.
 func IsClosing(r *Ring) bool { return r.life.closed.Load() }
+
+// InlineSkip returns how many SubmitAndWait calls on r will wait the plain
+// way before the inline-first path is tried again (sq_inline.go).
+func InlineSkip(r *Ring) uint32 { return r.inline.skip.Load() }

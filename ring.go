@@ -34,6 +34,9 @@ type Ring struct {
 	// on every SQE and CQE call.
 	closed atomic.Bool
 
+	// inline is SubmitAndWait's inline-first memory (sq_inline.go).
+	inline inlineState
+
 	// issuerTid is the thread the kernel took as the submitter of a
 	// SINGLE_ISSUER ring, 0 while none is known (issuer.go).
 	issuerTid atomic.Int32

@@ -199,6 +199,21 @@ func (r *Ring) submit(waitNr uint32) (int, error) {
 		toSubmit = 0
 	}
 	total := 0
+	if waitNr > 0 && r.tryInline(pending, waitNr) {
+		// Submit only; wait below only if the CQEs did not come inline.
+		n, err := r.enter(pending, 0, r.enterFlags)
+		if n > 0 {
+			total = n
+		}
+		if err == nil && r.CQReady() >= waitNr {
+			r.inlineHit()
+			return total, nil
+		}
+		if err == nil {
+			r.inlineMiss()
+		}
+		toSubmit = r.flushSQ() // what the kernel did not take (an error, a failed prep)
+	}
 	for {
 		n, err := r.enter(toSubmit, waitNr, flags)
 		if n > 0 {
