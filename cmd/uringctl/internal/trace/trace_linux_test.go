@@ -54,8 +54,14 @@ func submitAll(t *testing.T, r *uring.Ring, n int) map[uint64]int32 {
 }
 
 func TestTraceCountsKnownIO(t *testing.T) {
-	tr := startOrSkip(t)
+	// The ring first: ringtest.New starts the thread's io-wq workers with
+	// IOSQE_ASYNC NOPs, which the kernel may cancel (and StartIOWorkers
+	// sends again) when a signal spoils a worker's start on 5.10 and 6.1:
+	// the 6.1 matrix at a92732f counted one NOP error, and every NOP the
+	// test sends is checked to succeed. Only the test's own requests are
+	// traced.
 	r := ringtest.New(t, 64)
+	tr := startOrSkip(t)
 
 	const nops, reads = 100, 20
 	for done := 0; done < nops; done += 50 {
@@ -128,7 +134,7 @@ func TestTraceCountsKnownIO(t *testing.T) {
 	require.GreaterOrEqual(t, nop.Submits, uint64(nops))
 	require.GreaterOrEqual(t, nop.Completes, uint64(nops))
 	require.GreaterOrEqual(t, nop.Latency.Count, uint64(nops))
-	require.Zero(t, nop.Errors)
+	require.Zero(t, nop.Errors, "errnos: %+v", nop.Errnos)
 
 	// Since 5.18 ("io_uring: defer file assignment") the READ on a bad fd
 	// fails at issue, seen by the submit tracepoint; before, it fails while
