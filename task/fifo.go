@@ -2,8 +2,9 @@ package task
 
 // fifo is a growable ring buffer; it allocates only when it grows. head
 // and tail run free (they wrap as uints); the slot of index i is
-// i & mask, len(buf) a power of two. push and pop are small
-// enough to inline (put, for a hot path that rarely grows).
+// i & mask, len(buf) a power of two. put and pop are small enough to
+// inline; push, which may grow the buffer, is not (hot paths try put
+// first).
 type fifo[E any] struct {
 	buf  []E
 	head uint // index of the oldest element
@@ -40,7 +41,7 @@ func (q *fifo[E]) grow() {
 	nb := make([]E, size)
 	n := q.len()
 	for i := 0; i < n; i++ {
-		nb[i] = q.buf[(q.head+uint(i))&uint(len(q.buf)-1)]
+		nb[i] = q.buf[(q.head+uint(i))&q.mask]
 	}
 	q.buf, q.head, q.tail, q.mask = nb, 0, uint(n), uint(size-1)
 }

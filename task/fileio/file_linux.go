@@ -115,19 +115,18 @@ const (
 func (f *File) pwrite(b []byte, off int64) (int, error) {
 	if f.direct {
 		w := &f.rings.directWrites
+		defer w.Add(-1)
 		if w.Add(1) > ringWriteDepth {
 			if s := f.rings.pick(); s != nil {
 				fd := f.fd
 				res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Write(q, fd, b, off) }, b)
 				if err == nil {
-					w.Add(-1)
 					f.rings.ringWrites.Add(1)
 					return result(res)
 				}
 				// The rings closed, or their enter fails for good: the plain call.
 			}
 		}
-		defer w.Add(-1)
 	}
 	return ignoringEINTR(func() (int, error) { return unix.Pwrite(f.fd, b, off) })
 }
