@@ -82,7 +82,9 @@ func (l *Loop) Start(op Op) (Token, error) {
 			return 0, err
 		}
 	}
-	t := l.c.AcquireOp(op)
+	idx, sl := l.c.take()
+	sl.op = op
+	t := token(idx, sl.gen)
 	s.UserData = uint64(t)
 	return t, nil
 }
