@@ -175,6 +175,7 @@ type Executor struct {
 	live  T // sentinel of the list of unfinished tasks
 	nlive int
 	freeT []*T // pooled records of finished tasks
+	slab  any  // the rest of the block of handles of the type spawned last (handle_slab.go)
 
 	closing    bool
 	forced     bool

@@ -82,9 +82,11 @@ func (t *T) Executor() *Executor { return t.ex }
 // reused by a later task has moved on to another generation, which tells
 // the handle that its own task finished long ago.
 //
-// A handle is small (one allocation per spawn; the record, the worker
-// coroutine and the queues allocate nothing in steady state): the task's
-// function waits in the record.
+// A handle is small, and Spawn carves it from a block of handles of the
+// same type (handle_slab.go): a loop of spawns allocates once per
+// handleSlabLen tasks, and the record, the worker coroutine and the queues
+// allocate nothing in steady state. The task's function waits in the
+// record.
 type Handle[R any] struct {
 	t      *T
 	gen    uint32
@@ -139,7 +141,8 @@ func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
 	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
-	h := &Handle[R]{t: u, gen: u.gen}
+	h := newHandle[R](ex)
+	h.t, h.gen = u, u.gen
 	// The parent's context: take its decoded deadline and cancellability.
 	u.ex, u.body, u.ctx, u.fn = ex, h, t.ctx, fn
 	u.hasDeadline, u.deadline, u.cancellable = t.hasDeadline, t.deadline, t.cancellable
@@ -153,7 +156,8 @@ func SpawnContext[R any](ctx context.Context, t *T, fn func(*T) (R, error)) *Han
 	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
-	h := &Handle[R]{t: u, gen: u.gen}
+	h := newHandle[R](ex)
+	h.t, h.gen = u, u.gen
 	u.fn = fn
 	ex.start(ctx, u, h)
 	return h

@@ -1,0 +1,37 @@
+package task
+
+// Handles of executor-thread spawns come from blocks: Spawn and
+// SpawnContext carve the next handle from the block of the type spawned
+// last, and allocate a new block when it is used up or the type changes.
+// A loop of spawns then makes one allocation per handleSlabLen tasks
+// instead of one per task (the collector's work drops with it). A block
+// stays reachable while any of its handles is: a program that keeps one
+// handle of a run keeps the block's memory (handleSlabLen handles) with it.
+
+// handleSlabLen is the number of handles in a block.
+const handleSlabLen = 16
+
+// handleSlab is a block of handles of one type; those from next on are
+// unused. One allocation.
+type handleSlab[R any] struct {
+	hs   [handleSlabLen]Handle[R]
+	next int
+}
+
+// newHandle returns a zeroed handle for a task of ex (executor thread).
+func newHandle[R any](ex *Executor) *Handle[R] {
+	if sl, ok := ex.slab.(*handleSlab[R]); ok && sl.next < handleSlabLen {
+		h := &sl.hs[sl.next]
+		sl.next++
+		return h
+	}
+	return newHandleBlock[R](ex)
+}
+
+// newHandleBlock allocates a block of handles, makes it ex's, and returns
+// its first.
+func newHandleBlock[R any](ex *Executor) *Handle[R] {
+	sl := &handleSlab[R]{next: 1}
+	ex.slab = sl
+	return &sl.hs[0]
+}
