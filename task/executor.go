@@ -32,6 +32,7 @@ type config struct {
 	fixedSpin      bool // WithSpin given: no adaptive spinning
 	noIOUring      bool // WithoutIOUring: the fallback backend
 	ringConns      bool // WithRingConnWaits: package goio's sockets wait through the ring
+	fixedProcs     bool // WithGOMAXPROCSUnchanged
 	argerr.Options      // the first bad option argument
 }
 
@@ -121,6 +122,14 @@ func WithCloseWait(d time.Duration) Option {
 	}
 }
 
+// WithGOMAXPROCSUnchanged leaves GOMAXPROCS alone for this executor. By
+// default the package keeps GOMAXPROCS one above the number of running
+// executors, so that busy executors (each holds a P while it runs tasks)
+// never hold every P and starve the program's goroutines; an executor
+// with this option is not counted. Use it when the program sizes
+// GOMAXPROCS for its executors itself.
+func WithGOMAXPROCSUnchanged() Option { return func(c *config) { c.fixedProcs = true } }
+
 // newConfig applies opts to the defaults and checks them.
 func newConfig(opts []Option) (config, error) {
 	c := config{entries: 1024, closeWait: 2 * time.Second, spin: defaultSpin}
@@ -197,8 +206,9 @@ type Executor struct {
 	atCloseRan bool     // they ran: AtClose refuses new ones
 	ringConns  bool     // WithRingConnWaits
 
-	rt *Runtime
-	id int
+	rt     *Runtime
+	id     int
+	holdsP bool // counted in GOMAXPROCS (procs.go)
 
 	stats execStats
 
@@ -223,8 +233,11 @@ func NewExecutor(opts ...Option) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex := &Executor{done: make(chan struct{}), closeWait: c.closeWait}
+	ex := &Executor{done: make(chan struct{}), closeWait: c.closeWait, holdsP: !c.fixedProcs}
 	ex.live.lnext, ex.live.lprev = &ex.live, &ex.live
+	if ex.holdsP {
+		holdP() // before the thread starts: it needs the P at once (procs.go)
+	}
 	started := make(chan error, 1)
 	go ex.main(&c, started)
 	if err := <-started; err != nil {
@@ -244,6 +257,7 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	defer runtime.UnlockOSThread()
 	ex.tid = sys.Gettid()
 	if err := ex.startBackend(c); err != nil {
+		ex.releaseP()
 		started <- err
 		return
 	}
@@ -253,6 +267,7 @@ func (ex *Executor) main(c *config, started chan<- error) {
 	started <- nil
 	ex.loop()
 	ex.shutdown()
+	ex.releaseP() // before done: Close returns with GOMAXPROCS given back
 	close(ex.done)
 }
 

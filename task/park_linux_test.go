@@ -94,7 +94,7 @@ func TestParkGOMAXPROCS1PingPong(t *testing.T) {
 func TestParkGOMAXPROCS1Counter(t *testing.T) {
 	requireRing(t) // the completion core\'s counters and states
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	ex := newExec(t)
+	ex := newExec(t, WithGOMAXPROCSUnchanged()) // one P, which the executor must not hold
 	var steps atomic.Int64
 	const sleeps = 200
 	h := SpawnOn(context.Background(), ex, func(t *T) (int64, error) {

@@ -18,7 +18,8 @@ type Runtime struct {
 	next  atomic.Uint32
 }
 
-// NewRuntime starts n executors (n <= 0: runtime.NumCPU()).
+// NewRuntime starts n executors (n <= 0: runtime.NumCPU()). While they
+// run, GOMAXPROCS is at least n+1 (see WithGOMAXPROCSUnchanged).
 func NewRuntime(n int, opts ...Option) (*Runtime, error) {
 	if n <= 0 {
 		n = runtime.NumCPU()
