@@ -29,12 +29,13 @@
 // (WithSpin), then parks its goroutine in Go's netpoller on an eventfd
 // registered with the ring: its thread sleeps and its P runs the process's
 // other goroutines, so executors never starve them, even at GOMAXPROCS=1.
-// A busy executor holds its P, though, so while executors run the package
-// keeps GOMAXPROCS one above their number: it raises it when an executor
-// starts and gives its raise back when the executor closes (a value the
-// program set meanwhile stands; WithGOMAXPROCSUnchanged leaves an
-// executor out of the count). Two busy executors on a 2-P process then
-// leave a P to the program's goroutines instead of holding both.
+// A busy executor holds its P, though, so while executors run the
+// package keeps GOMAXPROCS one above their number: it raises it when an
+// executor starts and gives its raise back when the executor closes (a
+// value the program set meanwhile stands, and so does a GOMAXPROCS
+// environment variable; WithGOMAXPROCSUnchanged leaves an executor out of
+// the count). Two busy executors on a 2-P process then leave a P to the
+// program's goroutines instead of holding both.
 // WithKernelWait restores the wait in io_uring_enter. While the process
 // has more Ps than executors and the recent waits for completions were
 // short, an executor spins a little longer and then waits in

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"os"
 	"runtime"
 	"sync"
 )
@@ -18,6 +19,9 @@ import (
 // / 64 connections with GOMAXPROCS 2, 0.86-1.08 / 1.26-1.42 / 0.83-0.88x
 // with 3.) WithGOMAXPROCSUnchanged leaves an executor out of the count.
 //
+// The GOMAXPROCS environment variable is an operator's explicit choice:
+// when it is set, the package counts executors but raises nothing.
+//
 // Only the package's own raise is given back: when the program has set
 // GOMAXPROCS itself since (runtime.GOMAXPROCS reads another value than the
 // package set), its value stands and the package forgets what it raised.
@@ -27,6 +31,9 @@ var procs struct {
 	raised int // how far this package raised GOMAXPROCS
 	set    int // the value it set last
 }
+
+// gomaxprocsFromEnv: the GOMAXPROCS environment variable is set.
+var gomaxprocsFromEnv = os.Getenv("GOMAXPROCS") != ""
 
 // holdP counts a starting executor and raises GOMAXPROCS to leave one P
 // beyond the executors.
@@ -38,7 +45,7 @@ func holdP() {
 	if cur != procs.set {
 		procs.raised = 0 // the program set it: that value is the base now
 	}
-	if want > cur {
+	if want > cur && !gomaxprocsFromEnv {
 		runtime.GOMAXPROCS(want)
 		procs.raised += want - cur
 		procs.set = want

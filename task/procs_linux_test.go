@@ -29,6 +29,7 @@ func startExec(t *testing.T, opts ...Option) *Executor {
 // Running executors keep GOMAXPROCS one above their number, give back
 // only what they raised, and leave a value the program set alone.
 func TestExecutorsLeaveAPForGoroutines(t *testing.T) {
+	fromEnv(t, false)   // as if GOMAXPROCS were not in the environment (CI runs a step with it)
 	base := procsLive() // executors of other tests still running (none, normally)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(base + 2))
 
@@ -61,10 +62,34 @@ func TestExecutorsLeaveAPForGoroutines(t *testing.T) {
 // An executor whose ring fails to start takes its count back.
 func TestExecutorStartFailureReleasesItsP(t *testing.T) {
 	requireRing(t) // ring options apply to the io_uring backend only
+	fromEnv(t, false)
 	base := procsLive()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(base + 1))
 	_, err := NewExecutor(WithRingOptions(uring.WithFlags(sys.SetupFlags(1) << 30)))
 	require.Error(t, err)
 	require.Equal(t, base, procsLive(), "a failed start still counts")
 	require.Equal(t, base+1, runtime.GOMAXPROCS(0), "a failed start kept its raise")
+}
+
+// fromEnv sets, for the test, whether GOMAXPROCS counts as set in the
+// environment.
+func fromEnv(t *testing.T, set bool) {
+	old := gomaxprocsFromEnv
+	gomaxprocsFromEnv = set
+	t.Cleanup(func() { gomaxprocsFromEnv = old })
+}
+
+// With GOMAXPROCS in the environment the executors are counted and
+// nothing is raised.
+func TestExecutorsKeepGOMAXPROCSFromTheEnvironment(t *testing.T) {
+	fromEnv(t, true)
+	base := procsLive()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(base + 1))
+	a, b := startExec(t), startExec(t)
+	require.Equal(t, base+2, procsLive())
+	require.Equal(t, base+1, runtime.GOMAXPROCS(0), "raised against the environment's value")
+	require.NoError(t, b.Close())
+	require.NoError(t, a.Close())
+	require.Equal(t, base+1, runtime.GOMAXPROCS(0))
+	require.Equal(t, base, procsLive())
 }
