@@ -49,6 +49,25 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 		base := fdCount(t)
 		rounds := scale(300, 100, 5000)
 		var accepted, cancelled int
+		// Rounds no connection comes to: the accept waits (in the kernel,
+		// or not started yet) when its context ends, so it is cancelled
+		// whatever the scheduling. The racy rounds below may all go either
+		// way: on loopback a dial mostly beats the cancellation's trip to
+		// the executor (about one racy round in ten is cancelled here).
+		for i := 0; i < 3; i++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			h := task.SpawnOn(ctx, ex, func(tk *task.T) (int, error) {
+				fd, _, err := tk.Accept(lfd, 0)
+				return fd, err
+			})
+			time.Sleep(time.Millisecond)
+			cancel()
+			wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, err := h.Wait(wctx)
+			wcancel()
+			require.ErrorIs(t, err, context.Canceled, "round %d, no connection", i)
+			cancelled++
+		}
 		rng := rand.New(rand.NewPCG(5, 6))
 		for i := 0; i < rounds; i++ {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -94,8 +113,7 @@ func TestCancelledAcceptOrOpenClosesFd(t *testing.T) {
 			}
 		})
 		require.NoError(t, err)
-		t.Logf("%d rounds: %d accepted, %d cancelled", rounds, accepted, cancelled)
-		require.NotZero(t, cancelled)
+		t.Logf("%d racy rounds and 3 without a connection: %d accepted, %d cancelled", rounds, accepted, cancelled)
 		eventuallyFds(t, base)
 	})
 	t.Run("open", func(t *testing.T) {
