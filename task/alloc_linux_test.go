@@ -5,6 +5,7 @@ package task
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -130,4 +131,26 @@ func TestSpawnHandleBlocks(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, 4.0, perRun, "allocations for 4 blocks' worth of spawns")
+}
+
+// An executor that waits lets go of its block of handles: a dropped
+// handle's result is not kept by the executor while it idles.
+func TestSpawnHandleBlockDroppedOnWait(t *testing.T) {
+	ex := newExec(t)
+	err := runTask(t, ex, func(tk *T) error {
+		if _, err := Spawn(tk, empty).Join(tk); err != nil {
+			return err
+		}
+		if ex.slab == nil {
+			return errf("no block after a spawn")
+		}
+		if err := tk.Sleep(time.Millisecond); err != nil { // nothing else to run: the executor waits
+			return err
+		}
+		if ex.slab != nil {
+			return errf("the executor kept its block of handles across a wait")
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

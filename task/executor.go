@@ -276,7 +276,14 @@ func (ex *Executor) main(c *config, started chan<- error) {
 
 // poll submits what is queued, waits for a completion when block is set
 // and nothing is runnable, and delivers what completed: the backend's.
-func (ex *Executor) poll(block bool) { ex.be.Poll(block) }
+// Before a wait the executor lets go of its block of handles, so that the
+// results of handles a program dropped are not kept while it idles.
+func (ex *Executor) poll(block bool) {
+	if block {
+		ex.slab = nil
+	}
+	ex.be.Poll(block)
+}
 
 // hasPosted reports whether work was posted to the executor (its Inbox
 // raised the backend's work flag).

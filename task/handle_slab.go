@@ -6,7 +6,10 @@ package task
 // A loop of spawns then makes one allocation per handleSlabLen tasks
 // instead of one per task (the collector's work drops with it). A block
 // stays reachable while any of its handles is: a program that keeps one
-// handle of a run keeps the block's memory (handleSlabLen handles) with it.
+// handle of a run keeps the block's memory (handleSlabLen handles, and
+// their results) with it. The executor itself lets go of its block when
+// it waits with nothing to run (Executor.poll), so a dropped handle's
+// result is not kept past a spawning burst.
 
 // handleSlabLen is the number of handles in a block.
 const handleSlabLen = 16

@@ -82,11 +82,12 @@ func (t *T) Executor() *Executor { return t.ex }
 // reused by a later task has moved on to another generation, which tells
 // the handle that its own task finished long ago.
 //
-// A handle is small, and Spawn carves it from a block of handles of the
-// same type (handle_slab.go): a loop of spawns allocates once per
-// handleSlabLen tasks, and the record, the worker coroutine and the queues
-// allocate nothing in steady state. The task's function waits in the
-// record.
+// A handle is small, and Spawn and SpawnContext carve it from a block of
+// 16 handles of the same type: a loop of spawns allocates once per 16
+// tasks, and the record, the worker coroutine and the queues allocate
+// nothing in steady state (the task's function waits in the record). A
+// block's memory is freed when none of its handles is referenced any
+// more.
 type Handle[R any] struct {
 	t      *T
 	gen    uint32
