@@ -113,9 +113,7 @@ func NewCore(opts ...Option) (*Core, error) {
 		// wait for the two io-wq completions never returned (one CQE in).
 		_ = reg.StartIOWorkers(r)
 	}
-	for len(c.slots) < cfg.Slots {
-		c.grow()
-	}
+	c.reserve(cfg.Slots)
 	if cfg.NetPark {
 		if err := c.startNetPark(); err != nil {
 			c.closeRing()

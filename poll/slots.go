@@ -125,18 +125,18 @@ func (c *Core) release(idx uint32, s *slot) {
 	c.inflight--
 }
 
-// grow doubles the slot table and returns the first free slot.
-func (c *Core) grow() uint32 {
+// reserve makes the slot table at least n slots long (WithSlots), the new
+// slots free. Past that, take appends a slot when none is free.
+func (c *Core) reserve(n int) {
 	old := len(c.slots)
-	n := max(old*2, 16)
-	slots := make([]slot, n)
-	copy(slots, c.slots)
-	c.slots = slots
+	if n <= old {
+		return
+	}
+	c.slots = append(c.slots, make([]slot, n-old)...)
 	for i := n - 1; i >= old; i-- {
-		slots[i].next = c.freeHead
+		c.slots[i].next = c.freeHead
 		c.freeHead = uint32(i)
 	}
-	return c.freeHead
 }
 
 // InFlight returns how many operations hold a slot (owner thread).
