@@ -46,8 +46,9 @@ func TestAwaitAllocs(t *testing.T) {
 }
 
 // Task records are pooled: a spawn allocates nothing in steady state but
-// its share of a block of handles, and a handle whose record was reused by later tasks still reports its own
-// task (the record's generation moved on).
+// its share of a block of handles, and a handle whose record was reused
+// by later tasks still reports its own task (the record's generation
+// moved on).
 func TestSpawnPooledRecords(t *testing.T) {
 	ex := newExec(t)
 	var allocs float64

@@ -128,9 +128,10 @@ func WithCloseWait(d time.Duration) Option {
 // never hold every P and starve the program's goroutines; an executor
 // with this option is not counted. Use it when the program sizes
 // GOMAXPROCS for its executors itself; with the GOMAXPROCS environment
-// variable set, nothing is raised for any executor. (A raise is a runtime.GOMAXPROCS
-// call, which turns off Go's automatic GOMAXPROCS updates for the process,
-// as any such call does; giving the raise back does not turn them on.)
+// variable set, nothing is raised for any executor. (A raise is a
+// runtime.GOMAXPROCS call, which turns off Go's automatic GOMAXPROCS
+// updates for the process, as any such call does; giving the raise back
+// does not turn them on.)
 func WithGOMAXPROCSUnchanged() Option { return func(c *config) { c.fixedProcs = true } }
 
 // newConfig applies opts to the defaults and checks them.

@@ -21,20 +21,18 @@ type handleSlab[R any] struct {
 	next int
 }
 
-// newHandle returns a zeroed handle for a task of ex (executor thread).
-func newHandle[R any](ex *Executor) *Handle[R] {
+// newHandle returns a handle of the task record u of ex (executor
+// thread).
+func newHandle[R any](ex *Executor, u *T) *Handle[R] {
+	var h *Handle[R]
 	if sl, ok := ex.slab.(*handleSlab[R]); ok && sl.next < handleSlabLen {
-		h := &sl.hs[sl.next]
+		h = &sl.hs[sl.next]
 		sl.next++
-		return h
+	} else {
+		sl := &handleSlab[R]{next: 1} // a new block, ex's from now on
+		ex.slab = sl
+		h = &sl.hs[0]
 	}
-	return newHandleBlock[R](ex)
-}
-
-// newHandleBlock allocates a block of handles, makes it ex's, and returns
-// its first.
-func newHandleBlock[R any](ex *Executor) *Handle[R] {
-	sl := &handleSlab[R]{next: 1}
-	ex.slab = sl
-	return &sl.hs[0]
+	h.t, h.gen = u, u.gen
+	return h
 }

@@ -142,8 +142,7 @@ func Spawn[R any](t *T, fn func(*T) (R, error)) *Handle[R] {
 	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
-	h := newHandle[R](ex)
-	h.t, h.gen = u, u.gen
+	h := newHandle[R](ex, u)
 	// The parent's context: take its decoded deadline and cancellability.
 	u.ex, u.body, u.ctx, u.fn = ex, h, t.ctx, fn
 	u.hasDeadline, u.deadline, u.cancellable = t.hasDeadline, t.deadline, t.cancellable
@@ -157,8 +156,7 @@ func SpawnContext[R any](ctx context.Context, t *T, fn func(*T) (R, error)) *Han
 	t.runBacklog()
 	ex := t.ex
 	u := ex.newTask()
-	h := newHandle[R](ex)
-	h.t, h.gen = u, u.gen
+	h := newHandle[R](ex, u)
 	u.fn = fn
 	ex.start(ctx, u, h)
 	return h
