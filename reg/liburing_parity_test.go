@@ -229,7 +229,15 @@ func TestSubmitAndWaitRegSubmits(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, uint64(2), cq.UserData)
 			r.CQESeen(cq)
-			require.Zero(t, r.SQReady())
+			if c.opts == nil {
+				require.Zero(t, r.SQReady())
+				return
+			}
+			// The SQ thread posts a batch's inline completions before it
+			// stores the new SQ head (io_submit_sqes: io_submit_state_end,
+			// then io_commit_sqring), so CQE 2 can be seen a moment before
+			// the head moves past its SQE; it does move.
+			require.Eventually(t, func() bool { return r.SQReady() == 0 }, 5*time.Second, 100*time.Microsecond, "the SQ thread never consumed the NOP")
 		})
 	}
 }
