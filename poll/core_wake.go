@@ -42,11 +42,19 @@ func (w *wakeFd) signal() {
 }
 
 // drain resets the counter (owner thread; the eventfd is non-blocking).
-func (w *wakeFd) drain() { _, _ = unix.Read(w.fd, w.buf[:]) }
+// After close it reads nothing: the number may be another file's by then.
+func (w *wakeFd) drain() {
+	if w.f != nil && w.fd >= 0 {
+		_, _ = unix.Read(w.fd, w.buf[:])
+	}
+}
 
+// close closes the eventfd (owner thread, as drain): a signal after it
+// fails with os.ErrClosed, a drain reads nothing.
 func (w *wakeFd) close() {
 	if w.f != nil {
 		_ = w.f.Close()
+		w.fd = -1
 	}
 }
 

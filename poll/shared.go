@@ -5,7 +5,6 @@ package poll
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"syscall"
@@ -59,8 +58,9 @@ type Shared struct {
 	// The leader's wake: an eventfd whose readability a POLL_ADD in the
 	// ring reports. A goroutine that publishes an SQE while the leader
 	// sleeps writes it, so that the leader submits: only the leader enters.
-	efd   int
-	armed bool // the poll is in the ring
+	// Writes go through its *os.File: the idle timer's callback can run
+	// after Close, and must not write into a reused fd number.
+	wake wakeFd
 
 	// The reaper: a goroutine (on a thread of its own) that takes the
 	// lead as soon as two operations are in flight and keeps it while
@@ -107,12 +107,11 @@ func NewShared(entries uint32) (*Shared, error) {
 	if err != nil {
 		return nil, err
 	}
-	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
+	s := &Shared{r: r}
+	if err := s.wake.open(); err != nil {
 		_ = r.Close()
-		return nil, os.NewSyscallError("eventfd", err)
+		return nil, err
 	}
-	s := &Shared{r: r, efd: efd}
 	s.idleTimer = time.AfterFunc(time.Hour, s.wakeLeader)
 	s.idleTimer.Stop()
 	return s, nil
@@ -380,26 +379,25 @@ func (s *Shared) reaper() {
 // arm puts the poll of the wake eventfd in the SQ when it is not in the
 // ring (mu held); a full SQ leaves it for the next round.
 func (s *Shared) arm() {
-	if s.armed || s.closed {
+	if s.wake.armed || s.closed {
 		return
 	}
 	q, err := s.r.GetSQE()
 	if err != nil {
 		return
 	}
-	if sqe.PollAdd(q, s.efd, unix.POLLIN) != nil {
+	if sqe.PollAdd(q, s.wake.fd, unix.POLLIN) != nil {
 		sqe.Nop(q)
 		q.UserData = udata.Ignore
 		return
 	}
 	q.UserData = udata.WakePoll
-	s.armed = true
+	s.wake.armed = true
 }
 
 // wakeLeader ends the leader's wait in the kernel.
 func (s *Shared) wakeLeader() {
-	one := [8]byte{1}
-	_, _ = unix.Write(s.efd, one[:]) // EAGAIN: the counter is up already
+	s.wake.signal() // EAGAIN: the counter is up already; ErrClosed: the Shared is closed
 }
 
 // reap delivers every ready CQE (mu held): the result goes into its
@@ -409,9 +407,8 @@ func (s *Shared) reap(my *sharedOp) {
 		for i := range cs {
 			c := &cs[i]
 			if c.UserData == udata.WakePoll {
-				var cnt [8]byte
-				_, _ = unix.Read(s.efd, cnt[:]) // level-triggered: drained before the poll is armed again
-				s.armed = false
+				s.wake.drain() // level-triggered: drained before the poll is armed again
+				s.wake.armed = false
 				continue
 			}
 			op := s.lookup(c.UserData)
@@ -550,7 +547,11 @@ func (s *Shared) Close() error {
 	if drained != nil {
 		<-drained // the goroutines waiting keep reaping until the last CQE
 	}
-	err := s.r.Close() // wakes a reaper idling in the kernel: it ends // cancels the wake poll, which holds no memory
-	_ = unix.Close(s.efd)
+	// Closing the ring wakes a reaper idling in the kernel (it ends) and
+	// cancels the wake poll, which holds no memory.
+	err := s.r.Close()
+	s.mu.Lock() // a reaper still ending drains under mu
+	s.wake.close()
+	s.mu.Unlock()
 	return err
 }

@@ -216,6 +216,53 @@ func TestSharedClose(t *testing.T) {
 	require.NoError(t, s.Close(), "a second Close")
 }
 
+// The idle timer's wake can run after Close (its callback was already
+// started when the reaper stopped it): it must not write into the file
+// that took the eventfd's number. CI caught the 8-byte counter increment
+// in an example's captured stdout, a pipe that had reused the number.
+func TestSharedWakeAfterCloseWritesNoReusedFd(t *testing.T) {
+	s, err := NewShared(4)
+	require.NoError(t, err)
+	num := s.wake.fd
+	require.NoError(t, s.Close())
+	// The pipe is opened after Close, so it may already have the number;
+	// Dup3 refuses oldfd == newfd, hence moveTo.
+	var p [2]int
+	require.NoError(t, unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK))
+	moveTo := func(fd int) int {
+		if fd != num {
+			require.NoError(t, unix.Dup2(fd, num))
+			require.NoError(t, unix.Close(fd))
+		}
+		return num
+	}
+	buf := make([]byte, 16)
+
+	r := p[0]
+	if r == num {
+		r, err = unix.Dup(r) // keep the read end while num changes hands
+		require.NoError(t, err)
+	}
+	w := moveTo(p[1]) // the pipe's write end takes the eventfd's old number
+	s.wakeLeader()    // as the timer's callback does
+	n, err := unix.Read(r, buf)
+	require.ErrorIs(t, err, unix.EAGAIN, "a late wake wrote %d bytes %x into the fd that reused the number", n, buf[:max(n, 0)])
+
+	// A reaper that ends after Close drains the eventfd on a wake CQE: the
+	// drain must not eat another file's bytes either.
+	w, err = unix.Dup(w)
+	require.NoError(t, err)
+	r = moveTo(r) // now the read end has the number
+	defer unix.Close(r)
+	defer unix.Close(w)
+	_, err = unix.Write(w, []byte("kept"))
+	require.NoError(t, err)
+	s.wake.drain()
+	n, err = unix.Read(r, buf)
+	require.NoError(t, err)
+	require.Equal(t, "kept", string(buf[:n]), "the drain after Close read from the reused number")
+}
+
 // A goroutine alone submits and waits in one enter, and allocates nothing.
 func TestSharedAllocs(t *testing.T) {
 	s := newShared(t, 8)
