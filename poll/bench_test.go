@@ -262,3 +262,41 @@ func BenchmarkRoundTripWaiting(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSharedNop: 16 goroutines each doing Do(NOP) on one Shared (each
+// a wake of the goroutine by the reaper's thread), beside as many doing a
+// round trip through a channel to a server goroutine.
+func BenchmarkSharedNop(b *testing.B) {
+	const goroutines = 16
+	par := max(1, goroutines/runtime.GOMAXPROCS(0))
+	b.Run("shared", func(b *testing.B) {
+		s, err := NewShared(64)
+		require.NoError(b, err)
+		defer s.Close()
+		b.SetParallelism(par)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, _, err := s.Do(nopPrep, nil); err != nil {
+					panic(err)
+				}
+			}
+		})
+	})
+	b.Run("channel", func(b *testing.B) {
+		req := make(chan chan struct{}, goroutines)
+		go func() {
+			for c := range req {
+				c <- struct{}{}
+			}
+		}()
+		defer close(req)
+		b.SetParallelism(par)
+		b.RunParallel(func(pb *testing.PB) {
+			reply := make(chan struct{})
+			for pb.Next() {
+				req <- reply
+				<-reply
+			}
+		})
+	})
+}

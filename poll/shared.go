@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,14 +69,36 @@ type Shared struct {
 	// submits and reaps in batches instead of a lead that moves from
 	// goroutine to goroutine. It ends after reaperIdle with nothing in
 	// flight; the next busy spell starts another.
-	reaping   bool        // the reaper leads
-	idleTimer *time.Timer // wakes the idle reaper to end
+	reaping    bool         // the reaper leads
+	published  atomic.Int32 // calls that published SQEs since the reaper's last enter (read by its spin without mu)
+	spinRest   int          // rounds the reaper skips its resubmit spin (reaper only)
+	spinMisses int          // spins in a row that no goroutine came back in (reaper only)
+	idleTimer  *time.Timer  // wakes the idle reaper to end
 }
 
 // reaperIdle is how long the reaper keeps the lead with nothing in
 // flight, waiting in the kernel for the next SQE, before it ends and
 // leaves the lead to the next lone goroutine.
 const reaperIdle = time.Millisecond
+
+// resubmitSpin is how long the reaper, having woken goroutines, waits
+// on its thread for them to publish their next SQEs before it sleeps in
+// the kernel: a goroutine that reads in a loop is back within a few
+// microseconds, and its SQE then goes in with the others in one enter
+// instead of an eventfd write that wakes the reaper for each. Measured
+// here (2 vCPUs, 16 goroutines): O_DIRECT random reads 20 % less CPU per
+// read at 10 µs, worse at 50 µs; NOPs 1.6x the rate.
+const resubmitSpin = 10 * time.Microsecond
+
+// After resubmitSpinMisses spins in a row in which no goroutine came back
+// (callers that do not read in a loop), the reaper skips spinning for
+// resubmitSpinRest rounds: the spins then cost at most 40 µs in 36
+// rounds. (A single miss says little: a woken goroutine may wait longer
+// than the spin for a thread.)
+const (
+	resubmitSpinMisses = 4
+	resubmitSpinRest   = 32
+)
 
 // sharedOp is one operation in flight and the goroutine that waits for it.
 type sharedOp struct {
@@ -166,6 +189,7 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte, handOff bool) (int
 	}
 	op := s.take()
 	q.UserData = op.token()
+	s.published.Add(1)
 	if len(keep) > 0 {
 		op.pin.Pin(&keep[0])
 	}
@@ -242,6 +266,7 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 		s.pending++
 		ops = append(ops, op)
 	}
+	s.published.Add(1)
 	if !s.leading {
 		s.leading = true
 		s.startReaper() // a batch is never alone: the reaper submits it
@@ -303,15 +328,17 @@ func (s *Shared) sqe() (*sys.SQE, error) {
 // completes, until my operation is done; then it hands the lead to a
 // goroutine still waiting, if any. Called with mu held; returns without.
 func (s *Shared) lead(my *sharedOp) {
+	var done wakeBatch
 	for {
 		s.arm()
 		n := s.r.Publish()
 		s.sleeping, s.woken = true, false
 		s.mu.Unlock()
+		done.wake()
 		_, err := s.r.EnterWait(n, 1)
 		s.mu.Lock()
 		s.sleeping = false
-		s.reap(my)
+		s.reap(my, &done)
 		s.entered(err, my)
 		if my.state == opDone {
 			if s.pending > 0 {
@@ -320,6 +347,7 @@ func (s *Shared) lead(my *sharedOp) {
 				s.leading = false
 			}
 			s.mu.Unlock()
+			done.wake()
 			return
 		}
 		if s.pending > 1 {
@@ -327,6 +355,7 @@ func (s *Shared) lead(my *sharedOp) {
 			// waits for its CQE as the others do.
 			s.startReaper()
 			s.mu.Unlock()
+			done.wake()
 			<-my.wake
 			return
 		}
@@ -350,8 +379,8 @@ func (s *Shared) startReaper() {
 func (s *Shared) reaper() {
 	runtime.LockOSThread() // its requests' completion work comes to this thread, which waits for it
 	defer runtime.UnlockOSThread()
+	var done wakeBatch
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	idleSince := time.Time{}
 	for !((s.closed || s.broken != nil) && s.pending == 0) {
 		if s.pending > 0 {
@@ -362,18 +391,51 @@ func (s *Shared) reaper() {
 		} else if time.Since(idleSince) >= reaperIdle {
 			break
 		}
+		if done.n > 0 {
+			s.mu.Unlock()
+			s.awaitResubmits(&done)
+			s.mu.Lock()
+		}
 		s.arm()
 		n := s.r.Publish()
+		s.published.Store(0)
 		s.sleeping, s.woken = true, false
 		s.mu.Unlock()
+		done.wake()
 		_, err := s.r.EnterWait(n, 1)
 		s.mu.Lock()
 		s.sleeping = false
-		s.reap(nil)
+		s.reap(nil, &done)
 		s.entered(err, nil)
 	}
 	s.idleTimer.Stop()
 	s.reaping, s.leading = false, false
+	s.mu.Unlock()
+	done.wake()
+}
+
+// awaitResubmits wakes the goroutines the last reap completed and spins,
+// up to resubmitSpin, until as many calls published SQEs again (mu not
+// held; the reaper only). Not with one P: the spin would hold the P the
+// woken goroutines need.
+func (s *Shared) awaitResubmits(done *wakeBatch) {
+	want := int32(done.n)
+	done.wake()
+	if s.spinRest > 0 {
+		s.spinRest--
+		return
+	}
+	if runtime.GOMAXPROCS(0) == 1 {
+		return
+	}
+	t0 := time.Now()
+	for s.published.Load() < want && time.Since(t0) < resubmitSpin {
+	}
+	if s.published.Load() != 0 {
+		s.spinMisses = 0
+	} else if s.spinMisses++; s.spinMisses == resubmitSpinMisses {
+		s.spinMisses, s.spinRest = 0, resubmitSpinRest
+	}
 }
 
 // arm puts the poll of the wake eventfd in the SQ when it is not in the
@@ -401,8 +463,9 @@ func (s *Shared) wakeLeader() {
 }
 
 // reap delivers every ready CQE (mu held): the result goes into its
-// operation, whose goroutine is woken (the leader's own is not).
-func (s *Shared) reap(my *sharedOp) {
+// operation, whose goroutine done wakes once mu is released (the
+// leader's own is not woken).
+func (s *Shared) reap(my *sharedOp, done *wakeBatch) {
 	for cs := s.r.PeekBatch(); len(cs) > 0; cs = s.r.PeekBatch() {
 		for i := range cs {
 			c := &cs[i]
@@ -418,7 +481,7 @@ func (s *Shared) reap(my *sharedOp) {
 			op.res, op.flags, op.state = c.Res, uint32(c.Flags), opDone
 			s.pending--
 			if op != my {
-				op.wake <- struct{}{}
+				done.add(op)
 			}
 		}
 		s.r.Advance(uint32(len(cs)))
@@ -427,6 +490,35 @@ func (s *Shared) reap(my *sharedOp) {
 		close(s.drained)
 		s.drained = nil
 	}
+}
+
+// wakeBatch holds the goroutines a reap completed until the reaper or
+// leader released mu: a wake may call into the scheduler (to start a
+// thread for an idle P), which would hold the lock the woken goroutines
+// queue on first to take their next SQE. Past its size they are woken at
+// once.
+type wakeBatch struct {
+	n   int
+	ops [64]*sharedOp
+}
+
+func (b *wakeBatch) add(op *sharedOp) {
+	if b.n == len(b.ops) {
+		op.wake <- struct{}{}
+		return
+	}
+	b.ops[b.n] = op
+	b.n++
+}
+
+// wake wakes the goroutines held (mu not held: each op is its goroutine's
+// until then, and done).
+func (b *wakeBatch) wake() {
+	for i := range b.n {
+		b.ops[i].wake <- struct{}{}
+		b.ops[i] = nil
+	}
+	b.n = 0
 }
 
 // entered handles io_uring_enter's error (mu held): after Close, or an
