@@ -56,8 +56,9 @@
 //     while the runtime closes fails. Close of a Listener, Conn,
 //     PacketConn or File interrupts its calls in flight and waits for them
 //     before the fd is closed, so an fd number is never reused under a
-//     call; File.Close from a task of the runtime returns
-//     task.ErrWouldDeadlock and leaves the file open.
+//     call; File.Close, and a Listener's with task.WithRingConnWaits,
+//     from a task of the runtime return task.ErrWouldDeadlock and leave
+//     it open.
 //   - io.Copy between Conns, Files and regular *os.Files (maybe behind an
 //     *io.LimitedReader) moves no byte through user space: a regular file
 //     into a Conn whose waits are the netpoller's is sendfile(2) from the

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring/internal/fdguard"
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/sys"
@@ -38,6 +39,11 @@ type Listener struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	once    sync.Once
+	// g counts the Accepts through the ring (WithRingConnWaits) in flight:
+	// Close waits for them before the fd goes, so that an ACCEPT queued
+	// but not yet submitted never reaches a number that a later socket
+	// has taken.
+	g fdguard.Guard
 
 	// Accept from the caller's goroutine, waiting in Go's netpoller (unless
 	// WithRingConnWaits): a non-blocking duplicate of the fd, registered
@@ -102,7 +108,7 @@ func (e *Env) Listen(network, address string) (*Listener, error) {
 			err = net.ErrClosed // the runtime is closing
 		}
 		if err != nil {
-			_ = l.Close()
+			_ = l.close() // no Accept has begun: nothing to wait for
 			return nil, &net.OpError{Op: "listen", Net: network, Addr: l.addr, Err: err}
 		}
 		l.np, l.npReg = np, reg
@@ -173,16 +179,22 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return nil, l.opErr(err)
 		}
 	} else {
+		if !l.g.Acquire() {
+			return nil, l.opErr(net.ErrClosed)
+		}
 		ctx := l.ctx
 		if dl := l.dl.Load(); dl != 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, time.Unix(0, dl))
 			defer cancel()
 		}
+		// call returns after the task has ended (its ACCEPT answered or
+		// cancelled): only then may Close close the fd.
 		a, err = call(ctx, l.env.rt, ex, func(t *task.T) (acc, error) {
 			fd, peer, err := t.Accept(l.fd, 0)
 			return acc{fd, peer}, err
 		})
+		l.g.Release()
 		if err != nil {
 			switch {
 			case l.ctx.Err() != nil || errors.Is(err, task.ErrClosed): // the listener or the runtime closed
@@ -239,18 +251,35 @@ func (l *Listener) SetDeadline(t time.Time) error {
 	return nil
 }
 
-// Close stops accepting; a Unix socket's path is removed.
+// Close stops accepting; a Unix socket's path is removed. With
+// task.WithRingConnWaits it ends the Accepts in flight and waits for their
+// tasks before it closes the fd, so a later socket that takes the fd's
+// number never gets their ACCEPT; such a listener's Close from a task of
+// the runtime returns task.ErrWouldDeadlock and leaves it open (the wait
+// would hold a thread those tasks may need).
 func (l *Listener) Close() error {
 	if l == nil {
 		return nilReceiver("Listener.Close")
 	}
+	if l.np == nil && l.env.rt.OnThread() {
+		return &net.OpError{Op: "close", Net: l.network, Addr: l.addr, Err: task.ErrWouldDeadlock}
+	}
+	return l.close()
+}
+
+// close is Close, once.
+func (l *Listener) close() error {
 	err := error(net.ErrClosed)
 	l.once.Do(func() {
-		l.cancel()
+		l.cancel() // ends the Accepts in flight, and fails those that start now
 		if l.np != nil {
 			l.npReg.drop(l.np.f)
 			_ = l.np.f.Close() // ends the Accepts waiting in the netpoller
 		}
+		// Waits for the ring's Accepts (cancelled above): an ACCEPT
+		// still queued in the ring must not reach the fd's number after
+		// close(2), when another socket may have it.
+		l.g.Close()
 		err = l.file.Close()
 		if l.unlink != "" {
 			_ = os.Remove(l.unlink)
