@@ -248,18 +248,14 @@ func (b *Buffers) Clone(dst Target, replace bool) (*Buffers, error) {
 	if b.unreg.Load() {
 		return nil, ErrUnregistered
 	}
-	srcFd, srcFlag := b.t.RegisterTarget()
 	// The whole table: nr = 0 (and no offsets). 6.12's struct has only
 	// src_fd and flags, the rest is padding it wants zero; 6.13 added
 	// src_off, dst_off and nr, where nr = 0 means every buffer.
-	cb := sys.CloneBuffers{SrcFd: uint32(srcFd)}
-	if srcFlag != 0 {
-		cb.Flags |= sys.RegisterSrcRegistered
-	}
+	var cb sys.CloneBuffers
 	if replace {
 		cb.Flags |= sys.RegisterDstReplace
 	}
-	if _, err := register(dst, sys.RegisterCloneBuffers, &cb, 1); err != nil {
+	if err := b.cloneTo(dst, cb); err != nil {
 		var re *Error
 		if replace && errors.As(err, &re) && (re.Errno() == unix.EINVAL || re.Errno() == unix.EBUSY) && !re.Unsupported {
 			if ok, kerr := uring.KernelAtLeast("6.13"); kerr == nil && !ok {

@@ -61,34 +61,42 @@ func RegisterBufRing(t Target, cfg BufRingConfig) (*BufRing, error) {
 		br.Flags |= sys.PbufRingInc
 	}
 	r := &BufRing{t: t, group: cfg.Group, entries: cfg.Entries, mask: uint16(cfg.Entries - 1), inc: cfg.Incremental}
-	var m *mapping
 	if cfg.UserMemory {
-		var err error
-		if m, err = mapAnon(fn, size, false); err != nil {
+		m, err := mapAnon(fn, size, false)
+		if err != nil {
 			return nil, err
 		}
 		br.RingAddr = sys.SliceAddr(m.mem)
-	} else {
-		if ringFd(t) < 0 {
-			return nil, argErr(fn, "UserMemory", "= false needs a ring fd to map the kernel's ring; this ring has none (use UserMemory)")
-		}
-		br.Flags |= sys.PbufRingMmap
-	}
-	if _, err := register(t, sys.RegisterPbufRing, &br, 1); err != nil {
-		if m != nil {
+		if _, err := register(t, sys.RegisterPbufRing, &br, 1); err != nil {
 			m.put()
-		}
-		return nil, err
-	}
-	if m != nil {
-		r.mem = m.mem
-	} else {
-		mem, err := sys.Mmap(ringFd(t), sys.OffPbufRing|int64(cfg.Group)<<sys.OffPbufShift, size)
-		if err != nil {
-			_ = r.unregister()
 			return nil, err
 		}
-		r.mem = mem
+		r.mem = m.mem
+	} else {
+		// The register and the mmap through the same fd, held open for
+		// both: once the register returns, a concurrent Close could let
+		// the number name another ring, whose buffer ring we would map.
+		br.Flags |= sys.PbufRingMmap
+		err := useTarget(t, func(fd int, flag sys.RegisterOp) error {
+			mfd := mapFd(t, fd, flag)
+			if mfd < 0 {
+				return argErr(fn, "UserMemory", "= false needs a ring fd to map the kernel's ring; this ring has none (use UserMemory)")
+			}
+			if _, err := registerOn(t, fd, flag, sys.RegisterPbufRing, &br, 1); err != nil {
+				return err
+			}
+			mem, err := sys.Mmap(mfd, sys.OffPbufRing|int64(cfg.Group)<<sys.OffPbufShift, size)
+			if err != nil {
+				un := sys.BufReg{Bgid: cfg.Group}
+				_, _ = registerOn(t, fd, flag, sys.UnregisterPbufRing, &un, 1)
+				return err
+			}
+			r.mem = mem
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	r.bufs = offheap.View[sys.Buf](r.mem, 0, cfg.Entries)
 	return r, nil

@@ -28,16 +28,31 @@ func (b *Buffers) checkCloneRange(fn string, dstOff, srcOff, n int) error {
 // cloneRange asks the kernel to register b's slots [srcOff, srcOff+n) on
 // dst at dstOff (IORING_REGISTER_CLONE_BUFFERS with offsets).
 func (b *Buffers) cloneRange(dst Target, dstOff, srcOff, n int, replace bool) error {
-	srcFd, srcFlag := b.t.RegisterTarget()
-	cb := sys.CloneBuffers{SrcFd: uint32(srcFd), SrcOff: uint32(srcOff), DstOff: uint32(dstOff), Nr: uint32(n)}
-	if srcFlag != 0 {
-		cb.Flags |= sys.RegisterSrcRegistered
-	}
+	cb := sys.CloneBuffers{SrcOff: uint32(srcOff), DstOff: uint32(dstOff), Nr: uint32(n)}
 	if replace {
 		cb.Flags |= sys.RegisterDstReplace
 	}
-	_, err := register(dst, sys.RegisterCloneBuffers, &cb, 1)
-	return err
+	return b.cloneTo(dst, cb)
+}
+
+// cloneTo calls IORING_REGISTER_CLONE_BUFFERS on dst with cb, naming b's
+// ring as the source by its fd (or registered index) while that ring is
+// held open (useTarget): a number read before, of a ring closed since,
+// could name another ring by the time of the call, whose buffers the
+// kernel would clone. The source's hold spans the destination's call,
+// which takes a hold of its own; neither waits for the other (a hold is a
+// reference count, and Close waits only for the calls in flight), so the
+// two may be the same ring, or two rings cloned both ways at once.
+func (b *Buffers) cloneTo(dst Target, cb sys.CloneBuffers) error {
+	return useTarget(b.t, func(srcFd int, srcFlag sys.RegisterOp) error {
+		c := cb
+		c.SrcFd = uint32(srcFd)
+		if srcFlag != 0 {
+			c.Flags |= sys.RegisterSrcRegistered
+		}
+		_, err := register(dst, sys.RegisterCloneBuffers, &c, 1)
+		return err
+	})
 }
 
 // holdMappings takes a reference on every mapping b's slots point into,

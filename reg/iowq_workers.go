@@ -50,9 +50,13 @@ const startAttempts = 64
 //
 // Call it before anything is in flight on r: it reaps every CQE until its
 // own arrive, so it refuses (an *ArgError naming r) a ring with SQEs
-// queued or CQEs ready. Its requests hold no memory (an empty read), so a
-// failed submit that leaves them queued does no harm. After 64 rounds
-// that the kernel cancelled it returns an error wrapping ECANCELED.
+// queued or CQEs ready. Its requests hold no memory (an empty read), but
+// the read names its eventfd by number, which the kernel looks up only
+// when a worker runs it: when it returns an error with a read whose CQE it
+// did not reap (a failed submit left it queued for a later one, or Close
+// ended the wait), it leaves that eventfd open for good (one fd), so that
+// the read, whenever it runs, reads nothing but it. After 64 rounds that
+// the kernel cancelled it returns an error wrapping ECANCELED.
 func StartIOWorkers(r *uring.Ring) error {
 	if r == nil {
 		return argErr("StartIOWorkers", "r", "is nil")
@@ -61,28 +65,39 @@ func StartIOWorkers(r *uring.Ring) error {
 		return argErr("StartIOWorkers", "r", "has SQEs queued or CQEs ready: call it before anything is submitted")
 	}
 	// Any fd that is not a regular file or a block device makes unbounded
-	// work; the read is empty, so a stale number would do no harm either.
+	// work. The SQE names it by number, which the kernel looks up when it
+	// issues the read (in an io-wq worker, or the SQ thread's), so efd
+	// must stay open until the read's CQE: a number closed before could
+	// name another file by then (a socket, a pipe), and even an empty read
+	// is not nothing on every file.
 	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
 		return os.NewSyscallError("eventfd", err)
 	}
-	defer unix.Close(efd)
+	var out int // reads of efd sent whose CQEs were not reaped
+	defer func() {
+		if out == 0 {
+			unix.Close(efd)
+		}
+		// Else an error left a read queued or in flight, and nothing
+		// will tell when it is done: efd stays open.
+	}()
 	nodes := numaNodeCPUs()
 	if nodes == nil {
-		return startOnThisNode(r, efd)
+		return startOnThisNode(r, efd, &out)
 	}
 	// Kernels before 6.4 keep one io-wq per NUMA node: start each, with
 	// the thread moved there for the time it takes.
 	var saved unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &saved); err != nil {
-		return startOnThisNode(r, efd)
+		return startOnThisNode(r, efd, &out)
 	}
 	defer func() { _ = unix.SchedSetaffinity(0, &saved) }()
 	for i := range nodes {
 		if unix.SchedSetaffinity(0, &nodes[i]) != nil {
 			continue // not a node this thread may run on
 		}
-		if err := startOnThisNode(r, efd); err != nil {
+		if err := startOnThisNode(r, efd, &out); err != nil {
 			return err
 		}
 	}
@@ -91,8 +106,9 @@ func StartIOWorkers(r *uring.Ring) error {
 
 // startOnThisNode sends a NOP (bounded work) and an empty read of efd
 // (unbounded), both IOSQE_ASYNC, until neither comes back cancelled.
-// Each round waits for the CQEs of what it sent.
-func startOnThisNode(r *uring.Ring, efd int) error {
+// Each round waits for the CQEs of what it sent. *out counts the reads of
+// efd sent (an SQE filled) and not reaped.
+func startOnThisNode(r *uring.Ring, efd int, out *int) error {
 	need := [2]bool{true, true} // bounded, unbounded
 	for round := 0; round < startAttempts && (need[0] || need[1]); round++ {
 		sent := uint32(0)
@@ -108,6 +124,8 @@ func startOnThisNode(r *uring.Ring, efd int) error {
 				sqe.Nop(s)
 			} else if err := sqe.Read(s, efd, nil, 0); err != nil {
 				return err
+			} else {
+				*out++ // the SQE names efd from here on
 			}
 			sqe.SetAsync(s)
 			s.UserData = udata.IOWorkersBound + uint64(kind) // IOWorkersUnbound for kind 1
@@ -127,6 +145,9 @@ func startOnThisNode(r *uring.Ring, efd int) error {
 				continue // not ours: the ring was said to be idle
 			}
 			got++
+			if ud == udata.IOWorkersUnbound {
+				*out-- // the kernel is done with efd's number
+			}
 			// Any other result means a worker ran it (the read fails
 			// there with EINVAL, or EOPNOTSUPP on an IOPOLL ring).
 			need[ud-udata.IOWorkersBound] = res == -int32(unix.ECANCELED)

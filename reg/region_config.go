@@ -53,21 +53,28 @@ func RegisterRegion(t Target, cfg RegionConfig) (*Region, error) {
 	if !cfg.Kernel {
 		return registerRegion(fn, t, cfg.Size, flags, waits)
 	}
-	fd := ringFd(t)
-	if fd < 0 {
-		return nil, argErr(fn, "t", "has no ring fd to map a kernel region through (WithRegisteredFdOnly, or CloseRingFd)")
-	}
-	desc := sys.RegionDesc{Size: uint64(cfg.Size)}
-	var p runtime.Pinner
-	p.Pin(&desc)
-	rr := sys.MemRegionReg{RegionUptr: sys.PtrAddr(&desc), Flags: flags}
-	_, err := register(t, sys.RegisterMemRegion, &rr, 1)
-	p.Unpin()
-	if err != nil {
-		return nil, err
-	}
-	// The kernel filled in where to map it.
-	mem, err := sys.Mmap(fd, int64(desc.MmapOffset), cfg.Size)
+	// The register and the mmap through the same fd, held open for both:
+	// once the register returns, a concurrent Close could let the number
+	// name another ring, whose region we would map.
+	var mem []byte
+	err := useTarget(t, func(fd int, flag sys.RegisterOp) error {
+		mfd := mapFd(t, fd, flag)
+		if mfd < 0 {
+			return argErr(fn, "t", "has no ring fd to map a kernel region through (WithRegisteredFdOnly, or CloseRingFd)")
+		}
+		desc := sys.RegionDesc{Size: uint64(cfg.Size)}
+		var p runtime.Pinner
+		p.Pin(&desc)
+		rr := sys.MemRegionReg{RegionUptr: sys.PtrAddr(&desc), Flags: flags}
+		_, err := registerOn(t, fd, flag, sys.RegisterMemRegion, &rr, 1)
+		p.Unpin()
+		if err != nil {
+			return err
+		}
+		// The kernel filled in where to map it.
+		mem, err = sys.Mmap(mfd, int64(desc.MmapOffset), cfg.Size)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -51,14 +51,50 @@ func register[T any](t Target, op sys.RegisterOp, arg *T, nr uint32) (int, error
 		var n int
 		err := g.UseTarget(func(fd int, flag sys.RegisterOp) error {
 			var err error
-			n, err = sys.Register(fd, op|flag, arg, nr)
-			return viaIndex(flag, wrapFor(t, op, arg, err))
+			n, err = registerOn(t, fd, flag, op, arg, nr)
+			return err
 		})
 		return n, err
 	}
 	fd, flag := t.RegisterTarget()
+	return registerOn(t, fd, flag, op, arg, nr)
+}
+
+// registerOn is register through the fd (or registered index) and flag
+// that useTarget handed out for t.
+func registerOn[T any](t Target, fd int, flag sys.RegisterOp, op sys.RegisterOp, arg *T, nr uint32) (int, error) {
 	n, err := sys.Register(fd, op|flag, arg, nr)
 	return n, viaIndex(flag, wrapFor(t, op, arg, err))
+}
+
+// useTarget calls fn with t's fd (or registered index) and flag: inside a
+// GuardedTarget's UseTarget, which keeps the ring open, and so its fd
+// number its own, until fn returns (or it returns the target's ErrClosed
+// and does not call fn); else with what RegisterTarget says. Whatever
+// reaches the ring by that number after the call that got it (an mmap
+// after the register, the source of a clone) must run inside fn: after
+// it, a concurrent Close may have given the number to another ring or
+// file.
+func useTarget(t Target, fn func(fd int, flag sys.RegisterOp) error) error {
+	if g, ok := t.(GuardedTarget); ok {
+		return g.UseTarget(fn)
+	}
+	return fn(t.RegisterTarget())
+}
+
+// mapFd returns the real ring fd to mmap through, inside useTarget's fn
+// that got fd and flag: for a GuardedTarget fd itself, which UseTarget
+// keeps open, or -1 when it handed out a registered index (the ring has
+// no fd, or CloseRingFd is closing it); for another Target ringFd(t),
+// which is the caller's to keep open.
+func mapFd(t Target, fd int, flag sys.RegisterOp) int {
+	if _, ok := t.(GuardedTarget); ok {
+		if flag != 0 {
+			return -1
+		}
+		return fd
+	}
+	return ringFd(t)
 }
 
 // viaIndex makes the EINVAL of a call through a registered ring index
