@@ -43,7 +43,11 @@ import (
 // yielded (the kernel may read again before the cancel lands) are not
 // lost: the executor keeps them, and the next Read, Recv, ReadMultishot
 // or RecvMultishot of the fd on this executor returns them first
-// (T.Close of the fd drops them).
+// (T.Close of the fd drops them). They are kept for the socket or file the
+// loop read, not for the fd number: once the fd is closed (by any path)
+// and its number names another file, they are dropped, never returned.
+// Bytes of a file that cannot be told apart from others (eventfd, timerfd,
+// signalfd: one anonymous inode) are dropped rather than kept.
 
 var msNames = [...]struct{ fn, op string }{
 	iop.StreamAccept: {"AcceptMultishot", "accept_multishot"},

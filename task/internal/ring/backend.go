@@ -52,7 +52,7 @@ type Backend struct {
 	core   *poll.Core
 	ring   *uring.Ring
 	slots  []*slot
-	kept   map[int][]byte // per fd, bytes a multishot loop ended without yielding (kept.go)
+	kept   map[int]keptBytes // per fd, bytes a multishot loop ended without yielding (kept.go)
 	sqFull uint64
 	c      Counters
 }
@@ -63,6 +63,7 @@ type Counters struct {
 	Rearms    int // of which after ENOBUFS
 	PutErrs   int // buffers a multishot iteration failed to put back (never expected)
 	KeptBytes int // bytes kept for the fd's next read after a multishot loop ended
+	KeptStale int // bytes dropped: the fd no longer named their file, or it could not be identified
 	CacheHits int // ReadCached calls served by the page cache without the ring
 }
 
@@ -228,8 +229,8 @@ func (r *Backend) Tokens() (free, inUse []uint64) {
 }
 
 // KeepForTest keeps data for fd's next read, as the end of a multishot
-// loop does (tests).
-func (r *Backend) KeepForTest(fd int, data []byte) { r.keep(fd, data) }
+// loop of the file fd names now does (tests).
+func (r *Backend) KeepForTest(fd int, data []byte) { r.keep(fd, identify(fd), data) }
 
 // KeptFds is the number of fds with bytes kept (tests).
 func (r *Backend) KeptFds() int { return len(r.kept) }

@@ -17,8 +17,9 @@
 // completed anyway has its fd closed here. A zero-copy send is done at its
 // notification CQE. Multishot requests (Streams) are re-armed when the
 // kernel drops them, and bytes they read that no loop body saw are kept
-// for the fd's next read. Recv, Send and ReadCached first try the socket or
-// the page cache without a request when that saves a round trip.
+// for the fd's next read while it names the same file. Recv, Send and
+// ReadCached first try the socket or the page cache without a request when
+// that saves a round trip.
 //
 // Executor thread only, but for the poll.Waker methods.
 package ring

@@ -53,7 +53,8 @@ type stream struct {
 	flags  int
 	events uint32
 	pool   *reg.BufPool
-	single bool // the kernel lacks the multishot form: one-shot requests
+	single bool   // the kernel lacks the multishot form: one-shot requests
+	id     fileID // read and recv: the file fd named at the start, whose bytes are kept
 
 	sl     *slot // the armed request; nil once its last CQE came
 	q      []iop.Entry
@@ -65,7 +66,13 @@ type stream struct {
 // Stream makes a stream of kind k on fd for w's task (iop.Streams).
 func (r *Backend) Stream(w *iop.Waiter, k iop.StreamKind, fd, flags int, events uint32, pool *reg.BufPool) iop.Stream {
 	single := ForceSingleShot || uring.CheckCapability(caps[k]) != nil
-	return &stream{r: r, w: w, kind: k, fd: fd, flags: flags, events: events, pool: pool, single: single}
+	m := &stream{r: r, w: w, kind: k, fd: fd, flags: flags, events: events, pool: pool, single: single}
+	if k == iop.StreamRead || k == iop.StreamRecv {
+		// Now, while fd surely names the file: by the time entries are
+		// disposed of it may have been closed and its number reused.
+		m.id = identify(fd)
+	}
+	return m
 }
 
 // cqe receives every CQE of the armed request.
@@ -136,10 +143,10 @@ func (m *stream) Await(on bool) {
 }
 
 // dispose releases what an entry that is never yielded holds; its data is
-// kept for the fd's next read.
+// kept for the fd's next read, as long as the fd names the stream's file.
 func (m *stream) dispose(e *iop.Entry) {
 	if e.Res > 0 && e.Data != nil && (m.kind == iop.StreamRead || m.kind == iop.StreamRecv) {
-		m.r.keep(m.fd, e.Data)
+		m.r.keep(m.fd, m.id, e.Data)
 	}
 	m.Release(e)
 	if m.kind == iop.StreamAccept && e.Res >= 0 {
