@@ -100,7 +100,7 @@ func RegisterZcrxIfq(t Target, cfg ZcrxConfig) (*ZcrxIfq, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RxQueue < 0 || cfg.RxQueue >= 1<<32-1 {
+	if cfg.RxQueue < 0 || int64(cfg.RxQueue) >= 1<<32-1 {
 		return nil, argErr(fn, "RxQueue", eq(cfg.RxQueue)+" is not in [0, 4294967294]")
 	}
 	if cfg.AreaSize <= 0 || cfg.AreaSize > MaxZcrxAreaSize {
