@@ -89,8 +89,9 @@ const (
 // beginEnterWait takes a reference for an io_uring_enter that may sleep
 // until n CQEs are there, in the cheapest way Close can still end it:
 //   - through a registered ring index the call runs on the thread that
-//     registered it or fails at once (EBADF), so that thread (known since
-//     New) is only counted;
+//     registered it (enterOnThread refused it, ErrNotIssuer, anywhere
+//     else, and keeps it there), so that thread (known since New) is only
+//     counted;
 //   - where Close can post CQEs (MSG_RING, 5.18), the reference alone:
 //     Close posts n CQEs, which end the wait, and a wait that enters after
 //     them returns at once;
@@ -530,24 +531,33 @@ func (r *Ring) Resize(sqEntries, cqEntries uint32) error {
 
 // UseTarget calls fn with the register target (see RegisterTarget) while
 // holding a reference that Close waits for, so a registration racing Close
-// never lands on a reused fd number; ErrClosed once closed. A register
-// call that waits in the kernel (one that quiesces the ring: most of them
-// before 5.13, unregistering files or buffers before 6.13) is interrupted
-// by Close and returns ErrClosed; interrupted by any other signal (Go's
-// own preemption signal can land there), it changed nothing and fn runs
-// again.
+// never lands on a reused fd number; ErrClosed once closed. The target is
+// the fd where the ring has one, from any thread; the registered index
+// (WithRegisteredFdOnly, after CloseRingFd) only on the thread that
+// registered it, with fn run there: on any other, where the index names
+// another ring or none, UseTarget returns ErrNotIssuer without calling
+// fn. A register call that waits in the kernel (one that quiesces the
+// ring: most of them before 5.13, unregistering files or buffers before
+// 6.13) is interrupted by Close and returns ErrClosed; interrupted by any
+// other signal (Go's own preemption signal can land there), it changed
+// nothing and fn runs again.
 func (r *Ring) UseTarget(fn func(fd int, flag sys.RegisterOp) error) error {
 	tid, ok := r.life.beginWait()
 	if !ok {
 		return ErrClosed
 	}
-	// The real fd, kept open for the call, or the registered index.
+	// The real fd, kept open for the call, or the registered index, which
+	// names the ring on the registering thread only (issuer.go).
 	fd, flag := r.life.regIndex, sys.RegisterUseRegisteredRing
 	used := false
 	if !r.life.regOnly {
 		if f, ok := r.life.fdUse(); ok {
 			fd, flag, used = f, 0, true
 		}
+	}
+	if !used && int(tid) != r.life.tid {
+		r.life.endWait(tid)
+		return ErrNotIssuer
 	}
 	err := fn(fd, flag)
 	for err != nil && errors.Is(err, syscall.EINTR) && !r.life.closed.Load() {

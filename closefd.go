@@ -45,7 +45,8 @@ func (l *lifetime) fdDone() {
 // A registered ring index belongs to the thread that registered it (the
 // one that called New): from then on every call on the ring must come
 // from that thread, with the goroutine locked to it
-// (runtime.LockOSThread); other threads get EBADF or EINVAL. Close on that thread
+// (runtime.LockOSThread); on any other, the calls that enter the kernel
+// and UseTarget return ErrNotIssuer. Close on that thread
 // drops the ring; closed on another, the ring lives on in the registering
 // thread's table until that thread exits (the Go runtime may keep a thread
 // for the life of the process).

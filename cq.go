@@ -207,6 +207,10 @@ func (r *Ring) enterTimeout(toSubmit, n uint32, left, minWait time.Duration) (in
 		return 0, extArgError()
 	}
 	l := r.life
+	if err := r.enterOnThread(r.enterFlags); err != nil {
+		return 0, err
+	}
+	defer enterDone(r.enterFlags)
 	t, ok := l.beginEnterWait(n)
 	if !ok {
 		return 0, ErrClosed

@@ -16,7 +16,8 @@
 //     packages build safe multi-goroutine access on top.
 //   - SINGLE_ISSUER, DEFER_TASKRUN and a registered ring fd tie the ring
 //     to one OS thread: create and use such a ring from a goroutine that
-//     called runtime.LockOSThread.
+//     called runtime.LockOSThread. From other threads calls that enter
+//     the kernel return ErrNotIssuer.
 //   - A request belongs to the thread that submitted it (the SQPOLL
 //     thread's, on SQPOLL rings). When that thread exits, the kernel
 //     cancels its requests still pending (-ECANCELED when their data comes,
@@ -44,7 +45,8 @@
 //     blocked by seccomp, or a feature this kernel lacks; always an
 //     *UnsupportedError that names the feature and the Linux release that
 //     added it), ErrClosed, ErrSQFull, ErrTimeout, ErrNotIssuer (a
-//     SINGLE_ISSUER ring entered from another thread); syscall failures
+//     SINGLE_ISSUER ring, or one entered through its registered index,
+//     used from another thread); syscall failures
 //     are *os.SyscallError wrapping the errno; a bad option is rejected
 //     before any syscall, naming it.
 //   - EINTR never reaches the caller: waits retry with the remaining time.

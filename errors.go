@@ -20,16 +20,24 @@ var (
 	ErrSQFull = errors.New("uring: submission queue full")
 	// ErrTimeout: a wait ended before enough completions arrived.
 	ErrTimeout = errors.New("uring: timed out")
-	// ErrNotIssuer: a SINGLE_ISSUER ring was entered from a thread other than
-	// its submitter (the kernel's EEXIST; errors.Is(err, syscall.EEXIST) holds).
-	// Hand the work to the owner thread instead (package poll does).
+	// ErrNotIssuer: a ring tied to one OS thread was used from another:
+	//   - a SINGLE_ISSUER ring entered or registered with from a thread
+	//     other than its submitter (the kernel's EEXIST);
+	//   - a ring entered through its registered index (WithRegisteredRingFd,
+	//     WithRegisteredFdOnly) from a thread other than the one that
+	//     registered it, by any call that enters the kernel, or reached by
+	//     UseTarget where the index is its only way in (WithRegisteredFdOnly,
+	//     after CloseRingFd): refused before any syscall, since on that
+	//     thread the index names another ring, or none.
+	// errors.Is(err, syscall.EEXIST) holds for both. Hand the work to the
+	// owner thread instead (package poll does).
 	ErrNotIssuer error = notIssuer{}
 )
 
 type notIssuer struct{}
 
 func (notIssuer) Error() string {
-	return "uring: SINGLE_ISSUER ring used from a thread other than its submitter"
+	return "uring: ring used from a thread other than its own (the SINGLE_ISSUER submitter, or the thread that registered its ring index)"
 }
 
 func (notIssuer) Is(target error) bool { return target == syscall.EEXIST }

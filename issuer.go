@@ -2,6 +2,7 @@ package uring
 
 import (
 	"errors"
+	"runtime"
 	"syscall"
 
 	"github.com/pure-uring/uring/sys"
@@ -19,18 +20,54 @@ func (r *Ring) noteIssuer() {
 	}
 }
 
-// OnIssuerThread reports whether the calling OS thread may submit to and
-// register with r: false only when r is a WithSingleIssuer ring whose
-// submitter (the thread that made it, or enabled it when it was made
-// WithDisabled) is another thread. It costs a gettid(2). Ask with the
-// goroutine locked (runtime.LockOSThread), or the answer can be stale by
-// the time it is used.
+// OnIssuerThread reports whether SINGLE_ISSUER lets the calling OS thread
+// submit to and register with r: false only when r is a WithSingleIssuer
+// ring whose submitter (the thread that made it, or enabled it when it was
+// made WithDisabled) is another thread. It does not look at a registered
+// ring index (WithRegisteredRingFd, WithRegisteredFdOnly), which ties the
+// ring's enters to the registering thread too (ErrNotIssuer from the
+// others). It costs a gettid(2). Ask with the goroutine locked
+// (runtime.LockOSThread), or the answer can be stale by the time it is
+// used.
 func (r *Ring) OnIssuerThread() bool {
 	if r.flags&sys.SetupSingleIssuer == 0 {
 		return true
 	}
 	tid := r.issuerTid.Load()
 	return tid == 0 || int(tid) == sys.Gettid()
+}
+
+// A registered ring index (WithRegisteredRingFd, WithRegisteredFdOnly)
+// names the ring only in the registering thread's table of registered
+// rings (io_uring_task.registered_rings in the kernel): on another thread
+// the same index names no ring (EINVAL, EBADF) or one that thread
+// registered, which an enter through it would submit to and wait on. So
+// every io_uring_enter through the index checks the thread first, and
+// UseTarget does before it hands the index out.
+
+// enterOnThread lets an io_uring_enter with flags through: at once
+// without EnterRegisteredRing; with it (the ring is entered by its
+// registered index), only on the registering thread, to which it then
+// locks the goroutine until enterDone, so that the enter runs there;
+// elsewhere it returns ErrNotIssuer. The check compares the runtime's
+// record of the thread (sys.CurrentThread), no system call.
+func (r *Ring) enterOnThread(flags sys.EnterFlags) error {
+	if flags&sys.EnterRegisteredRing == 0 {
+		return nil
+	}
+	runtime.LockOSThread()
+	if !sys.CurrentThread().Is(r.life.thread) {
+		runtime.UnlockOSThread()
+		return ErrNotIssuer
+	}
+	return nil
+}
+
+// enterDone ends what a nil enterOnThread(flags) began.
+func enterDone(flags sys.EnterFlags) {
+	if flags&sys.EnterRegisteredRing != 0 {
+		runtime.UnlockOSThread()
+	}
 }
 
 // issuerError turns the kernel's EEXIST for a SINGLE_ISSUER ring entered

@@ -142,13 +142,20 @@ func WithCQEMixed() Option { return flag(sys.SetupCQEMixed) }
 
 // WithRegisteredFdOnly returns no ring fd at all, only a registered index
 // (IORING_SETUP_REGISTERED_FD_ONLY, 6.5); needs WithNoMmap, and the ring may
-// be used only from the OS thread that created it.
+// be used only from the OS thread that created it: from any other, calls
+// that enter the kernel and UseTarget (so Enable and package reg's calls)
+// return ErrNotIssuer.
 func WithRegisteredFdOnly() Option { return flag(sys.SetupRegisteredFdOnly) }
 
 // WithRegisteredRingFd registers the ring fd with itself
 // (IORING_REGISTER_RING_FDS) and enters through the index, saving the fd
 // lookup per syscall. The index is valid only on the OS thread that created
-// the ring: lock the creating goroutine to its thread.
+// the ring (another thread's same index names another ring, or none): lock
+// the creating goroutine to its thread. Each enter checks the thread (a
+// pointer compare, no syscall); from any other thread, calls that enter
+// the kernel (Submit, the waits, EnterWait, a peek that flushes) return
+// ErrNotIssuer and enter nothing. Register calls (UseTarget) go through the fd from any thread
+// until CloseRingFd.
 func WithRegisteredRingFd() Option { return func(c *config) { c.registerFd = true } }
 
 // WithFlags adds raw setup flags, for flags newer than this package; they

@@ -92,8 +92,10 @@ type lifetime struct {
 	done     chan struct{}
 	closeErr error
 	// tid is the OS thread that registered the ring fd (REGISTER_RING_FDS
-	// entries are per thread).
-	tid int
+	// entries are per thread), and thread the same thread as the runtime
+	// knows it (an enter through the index compares it: no syscall).
+	tid    int
+	thread sys.Thread
 	// waitNr is the min_complete of the last blocking enter: Close posts
 	// that many wake-up CQEs so such a wait returns.
 	waitNr atomic.Uint32
@@ -175,7 +177,7 @@ func New(entries uint32, opts ...Option) (*Ring, error) {
 	if c.flags&sys.SetupRegisteredFdOnly != 0 {
 		r.life.regOnly = true
 		r.life.regIndex = fd
-		r.life.tid = sys.Gettid()
+		r.life.tid, r.life.thread = sys.Gettid(), sys.CurrentThread()
 		r.enterFd, r.enterFlags = fd, sys.EnterRegisteredRing
 	} else {
 		r.life.fd = fd
@@ -207,7 +209,7 @@ func (r *Ring) registerRingFd() error {
 		return registerOpError(sys.RegisterRingFds, err)
 	}
 	r.life.regIndex = int(upd.Offset)
-	r.life.tid = sys.Gettid()
+	r.life.tid, r.life.thread = sys.Gettid(), sys.CurrentThread()
 	r.enterFd, r.enterFlags = int(upd.Offset), sys.EnterRegisteredRing
 	return nil
 }
@@ -223,9 +225,10 @@ func (r *Ring) Fd() int {
 
 // RegisterTarget returns what io_uring_register(2) needs for this ring: the
 // fd, or the registered index with the flag to OR into the opcode (a
-// WithRegisteredFdOnly ring, and any ring once CloseRingFd began). The fd
+// WithRegisteredFdOnly ring, and any ring once CloseRingFd began). The
+// index names the ring only on the thread that registered it. The fd
 // can be closed right after by a concurrent CloseRingFd: UseTarget keeps
-// it open for the length of a call.
+// it open for the length of a call, and checks the thread for the index.
 func (r *Ring) RegisterTarget() (fd int, flag sys.RegisterOp) {
 	if r.life.regOnly || r.life.fdUsers.Load()&fdClosing != 0 {
 		return r.life.regIndex, sys.RegisterUseRegisteredRing

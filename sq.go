@@ -269,6 +269,10 @@ func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
 // it (beginEnterWait, beginWait); one that cannot, only counts.
 func (r *Ring) enter(toSubmit, minComplete uint32, flags sys.EnterFlags) (int, error) {
 	l := r.life
+	if err := r.enterOnThread(flags); err != nil {
+		return 0, err
+	}
+	defer enterDone(flags)
 	if minComplete == 0 && flags&sys.EnterSQWait == 0 {
 		if !l.acquire() {
 			return 0, ErrClosed

@@ -128,6 +128,10 @@ func (r *Ring) SubmitAndWaitSigmask(n uint32, d time.Duration, mask sys.Sigset) 
 // left >= 0, a timeout; the mask, timespec and argument live in the Ring.
 func (r *Ring) enterSigmask(toSubmit, n uint32, left time.Duration, mask sys.Sigset) (int, error) {
 	l := r.life
+	if err := r.enterOnThread(r.enterFlags); err != nil {
+		return 0, err
+	}
+	defer enterDone(r.enterFlags)
 	t, ok := l.beginEnterWait(n)
 	if !ok {
 		return 0, ErrClosed
@@ -230,6 +234,10 @@ func (r *Ring) SubmitAndWaitReg(n uint32, index int) (*sys.CQE, error) {
 // enterReg waits with the registered wait slot at byte offset off.
 func (r *Ring) enterReg(toSubmit, n, off uint32) (int, error) {
 	l := r.life
+	if err := r.enterOnThread(r.enterFlags); err != nil {
+		return 0, err
+	}
+	defer enterDone(r.enterFlags)
 	t, ok := l.beginEnterWait(n)
 	if !ok {
 		return 0, ErrClosed

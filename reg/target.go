@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/sys"
 )
 
@@ -117,7 +118,7 @@ func viaIndex(flag sys.RegisterOp, err error) error {
 // kernel's tables went with it, and no unregister call can wait).
 func targetClosed(t Target) bool {
 	g, ok := t.(GuardedTarget)
-	return ok && g.UseTarget(func(int, sys.RegisterOp) error { return nil }) != nil
+	return ok && errors.Is(g.UseTarget(func(int, sys.RegisterOp) error { return nil }), uring.ErrClosed)
 }
 
 // registerNil calls io_uring_register(2) with no argument.
