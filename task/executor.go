@@ -549,6 +549,11 @@ func (ex *Executor) closeStep() bool {
 	if !ex.forced {
 		ex.forced = true
 		ex.stopped = ex.nlive
+		if ex.busy() > 0 {
+			// Before the tasks are stopped: their callers take a task's
+			// end as the end of its operations, and may close their fds.
+			ex.be.Abandon()
+		}
 		for ex.live.lnext != &ex.live {
 			t := ex.live.lnext
 			if t.w == nil { // never started

@@ -18,7 +18,13 @@
 // cancellation (the task's context, Close, a deadline) ends a readiness
 // wait or a sleep at once; a blocking call keeps the buffers it was given
 // until it returns, as a cancelled io_uring request does until its CQE,
-// and an fd it made meanwhile is closed.
+// and an fd it made meanwhile is closed. No blocking call runs on an fd
+// number after its task was released (a caller may close the fd, and the
+// number go to another file): when Close gives up on the calls (Abandon),
+// one not begun never runs, one on a file (it ends by itself) is waited
+// for, and one that may wait for another party for ever (on a pipe, a
+// socket, a FIFO's open) runs on dups of its fds, made when it was issued.
+// A splice between a file and a pipe waits for the pipe's readiness.
 //
 // The executor's sleep and wake follow poll.Sleeper's protocol: an Inbox
 // post raises the work flag, then claims the sleep and wakes the

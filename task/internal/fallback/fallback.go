@@ -3,6 +3,7 @@ package fallback
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +26,10 @@ type Backend struct {
 	wakes  atomic.Uint64
 	busy   int     // waits outstanding
 	free   []*wait // pooled wait records
+
+	calls     []*wait        // the blocking calls in flight
+	abandoned bool           // Close gave up on them: no more begin
+	left      sync.WaitGroup // the borrowing calls Abandon waits for
 }
 
 // poller waits for fds to become ready, for the fallback.
@@ -203,9 +208,6 @@ func (f *Backend) CancelAll() {}
 
 // Quiet: no blocking call is outstanding.
 func (f *Backend) Quiet() bool { return true }
-
-// Abandon does nothing: the fallback's goroutines hold their own buffers.
-func (f *Backend) Abandon() {}
 
 // WaitClosing waits briefly for blocking calls during shutdown.
 func (f *Backend) WaitClosing() {

@@ -76,7 +76,16 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 		if op.Path == "" {
 			return w.Finish(0, iop.BadArg("path", "is empty"))
 		}
-		return f.blocking(wt)
+		own := borrowed
+		if fd >= 0 && op.Path[0] != '/' {
+			// An open may wait for a FIFO's peer (or a device) for ever:
+			// it gets a directory fd of its own.
+			var err error
+			if own, err = dupFds(fd, -1); err != nil {
+				return w.Finish(0, err)
+			}
+		}
+		return f.blocking(wt, own)
 	case iop.Close:
 		if err := fdArg(fd); err != nil {
 			return w.Finish(0, err)
@@ -86,7 +95,7 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 		if err := fdArg(fd); err != nil {
 			return w.Finish(0, err)
 		}
-		return f.blocking(wt)
+		return f.blocking(wt, borrowed)
 	case iop.Poll:
 		if first {
 			if err := fdArg(fd); err != nil {
@@ -126,7 +135,9 @@ func (f *Backend) rw(wt *wait, first bool) iop.Status {
 			}
 			wt.mode = modeReady
 		default:
-			return f.blocking(wt)
+			// A regular file, a directory, a block device: the call ends by
+			// itself, on the task's fd.
+			return f.blocking(wt, borrowed)
 		}
 	}
 	if wt.mode == modeSock {
@@ -265,6 +276,9 @@ const fionread = 0x4004667f
 // sockNonblock is Linux's SOCK_NONBLOCK, which Accept's flags may carry
 // here too.
 const sockNonblock = 0x800
+
+// callWouldWait: no blocking call here ends where it would have waited.
+func (f *Backend) callWouldWait(*wait, error) (int, uint32, bool) { return 0, 0, false }
 
 // callBlocking runs op's call, which may block (on a goroutine).
 func callBlocking(op *iop.Op) (int, error) {

@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"path/filepath"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -55,12 +56,31 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 		if err != nil {
 			return w.Finish(0, err)
 		}
-		return f.blocking(wt)
+		// A file's call ends by itself; a pipe's, a socket's or a
+		// terminal's may wait for another party for ever.
+		own := borrowed
+		if typ, err := fdType(op.Fd); err != nil {
+			return w.Finish(0, err)
+		} else if !isFile(typ) {
+			if own, err = dupFds(op.Fd, -1); err != nil {
+				return w.Finish(0, err)
+			}
+		}
+		return f.blocking(wt, own)
 	case iop.Openat, iop.Statx, iop.Unlinkat, iop.Mkdirat:
 		if _, err := sqe.AppendPath(nil, op.Path); err != nil {
 			return w.Finish(0, iop.RenameArg(err, "path"))
 		}
-		return f.blocking(wt)
+		own := borrowed
+		if op.Code == iop.Openat && op.Fd >= 0 && !filepath.IsAbs(op.Path) {
+			// An open may wait for a FIFO's peer (or a device) for ever;
+			// the others end by themselves.
+			var err error
+			if own, err = dupFds(op.Fd, -1); err != nil {
+				return w.Finish(0, err)
+			}
+		}
+		return f.blocking(wt, own)
 	case iop.Renameat:
 		if _, err := sqe.AppendPath(nil, op.Path); err != nil {
 			return w.Finish(0, iop.RenameArg(err, "oldpath"))
@@ -68,7 +88,7 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 		if _, err := sqe.AppendPath(nil, op.Path2); err != nil {
 			return w.Finish(0, iop.RenameArg(err, "newpath"))
 		}
-		return f.blocking(wt)
+		return f.blocking(wt, borrowed)
 	case iop.Fsync, iop.Fallocate, iop.Splice:
 		var err error
 		switch op.Code {
@@ -82,7 +102,13 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 		if err != nil {
 			return w.Finish(0, err)
 		}
-		return f.blocking(wt)
+		own := borrowed
+		if op.Code == iop.Splice && first {
+			if own, err = f.spliceFds(wt); err != nil {
+				return w.Finish(0, err)
+			}
+		}
+		return f.blocking(wt, own)
 	case iop.Close:
 		if op.Fd < 0 {
 			return w.Finish(0, iop.BadArg("fd", "= "+strconv.Itoa(op.Fd)+" is negative"))
@@ -180,7 +206,9 @@ func (f *Backend) rw(wt *wait, first bool) iop.Status {
 		default:
 			return w.Finish(0, err)
 		}
-		return f.blocking(wt)
+		// A file the poller cannot wait for (a regular file, a block
+		// device): the call ends by itself, on the task's fd.
+		return f.blocking(wt, borrowed)
 	}
 }
 
@@ -402,6 +430,80 @@ func (f *Backend) link(wt *wait) iop.Status {
 		}
 	}
 	return wt.w.Finish(0, iop.Unsupported(iop.Link, "a link chain"))
+}
+
+// The ways a splice goes on (wait.mode), where a regular file is at one
+// end and a pipe at the other, and the splice runs with SPLICE_F_NONBLOCK.
+const (
+	modeSpliceIn  = 1 + iota // fd_in is the pipe: wait for it to be readable
+	modeSpliceOut            // fd_out is the pipe: wait for it to be writable
+)
+
+// spliceFds decides how the splice of wt holds its fds. Between a
+// regular file (or block device) and a pipe it borrows them: it runs with
+// SPLICE_F_NONBLOCK (which concerns only the pipe), so it waits for
+// nothing but the file, and when the pipe would block it the task waits
+// for the pipe's readiness instead, cancellable as a read's wait, and the
+// call runs again (callWouldWait). Between pipes, sockets and devices it
+// may wait for another party for ever: it gets fds of its own.
+func (f *Backend) spliceFds(wt *wait) (owned, error) {
+	op := wt.op
+	in, err := fdType(op.Fd2)
+	if err != nil {
+		return borrowed, err
+	}
+	out, err := fdType(op.Fd)
+	if err != nil {
+		return borrowed, err
+	}
+	switch {
+	case isFile(in) && out == unix.S_IFIFO, isFile(out) && in == unix.S_IFIFO:
+		if op.Flags&unix.SPLICE_F_NONBLOCK == 0 && f.p != nil {
+			op.Flags |= unix.SPLICE_F_NONBLOCK
+			wt.mode = modeSpliceOut
+			if in == unix.S_IFIFO {
+				wt.mode = modeSpliceIn
+			}
+		}
+		return borrowed, nil
+	case isFile(in) || isFile(out):
+		return borrowed, nil // no pipe at the other end: refused at once (EINVAL)
+	}
+	return dupFds(op.Fd, op.Fd2)
+}
+
+// callWouldWait reports whether the blocking call of wt ended with err
+// where it would have waited (a splice that added SPLICE_F_NONBLOCK
+// itself, with its pipe not ready): then the fd and event to wait for.
+func (f *Backend) callWouldWait(wt *wait, err error) (fd int, ev uint32, ok bool) {
+	if err != unix.EAGAIN || wt.op.Code != iop.Splice {
+		return 0, 0, false
+	}
+	switch wt.mode {
+	case modeSpliceIn:
+		return wt.op.Fd2, pollIn, true
+	case modeSpliceOut:
+		return wt.op.Fd, pollOut, true
+	}
+	return 0, 0, false
+}
+
+// fdType is the file type of fd (its mode's S_IFMT bits).
+func fdType(fd int) (uint32, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstat(fd, &st)
+		if err != unix.EINTR {
+			return st.Mode & unix.S_IFMT, err
+		}
+	}
+}
+
+// isFile reports whether a call on a file of type typ ends by itself (a
+// regular file, a block device, a directory), as one on a pipe, a socket
+// or a character device need not.
+func isFile(typ uint32) bool {
+	return typ == unix.S_IFREG || typ == unix.S_IFBLK || typ == unix.S_IFDIR
 }
 
 // callBlocking runs op's call, which may block (on a goroutine).

@@ -20,6 +20,8 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 
 func callBlocking(op *iop.Op) (int, error) { return 0, iop.NeedsRing("this operation") }
 
+func (f *Backend) callWouldWait(*wait, error) (int, uint32, bool) { return 0, 0, false }
+
 func restoreFlags(fd, fl int) {}
 
 func closeFd(fd int) {}

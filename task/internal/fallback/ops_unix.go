@@ -107,6 +107,37 @@ func restoreFlags(fd, fl int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFL, 
 // closeFd closes an fd nobody will take.
 func closeFd(fd int) { _ = unix.Close(fd) }
 
+// dupFds gives a blocking call fds of its own: dups of fd and fd2 (-1:
+// none), close-on-exec.
+func dupFds(fd, fd2 int) (owned, error) {
+	own := borrowed
+	if fd >= 0 {
+		nfd, err := dupFd(fd)
+		if err != nil {
+			return borrowed, err
+		}
+		own.fd = nfd
+	}
+	if fd2 >= 0 {
+		nfd, err := dupFd(fd2)
+		if err != nil {
+			own.close()
+			return borrowed, err
+		}
+		own.fd2 = nfd
+	}
+	return own, nil
+}
+
+func dupFd(fd int) (int, error) {
+	for {
+		nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return nfd, err
+		}
+	}
+}
+
 // poll is Poll: readiness for events, its ready events the result.
 func (f *Backend) poll(wt *wait) iop.Status {
 	events := wt.op.Events

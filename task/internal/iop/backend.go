@@ -36,8 +36,12 @@ type Backend interface {
 	Quiet() bool
 	// WaitClosing waits briefly for completions during Close.
 	WaitClosing()
-	// Abandon keeps the memory of the operations Close gave up on
-	// referenced for good (the kernel may still write it).
+	// Abandon gives up on the operations in flight: Close calls it past
+	// the close wait, before it stops their tasks (and again at its end
+	// if some are still there). Their memory stays referenced for good
+	// (the kernel may still write it), and once it returns nothing of the
+	// backend's own uses an fd number they name any more: the tasks'
+	// callers may close them, and the numbers go to other files.
 	Abandon()
 	// Close releases the backend (the ring, the poller).
 	Close() error
