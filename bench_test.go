@@ -23,22 +23,27 @@ func BenchmarkNop(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			cqes := make([]sys.CQE, 128)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for done := 0; done < b.N; done += batch {
-				for i := 0; i < batch; i++ {
-					s, _ := r.GetSQE()
-					s.Opcode = sys.OpNop
-				}
-				if _, err := r.SubmitAndWait(uint32(batch)); err != nil {
-					b.Fatal(err)
-				}
-				for got := 0; got < batch; {
-					got += r.Reap(cqes)
-				}
-			}
+			benchNops(b, r, batch)
 		})
+	}
+}
+
+// benchNops submits b.N NOPs on r in batches of batch, reaping each.
+func benchNops(b *testing.B, r *uring.Ring, batch int) {
+	cqes := make([]sys.CQE, 128)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += batch {
+		for i := 0; i < batch; i++ {
+			s, _ := r.GetSQE()
+			s.Opcode = sys.OpNop
+		}
+		if _, err := r.SubmitAndWait(uint32(batch)); err != nil {
+			b.Fatal(err)
+		}
+		for got := 0; got < batch; {
+			got += r.Reap(cqes)
+		}
 	}
 }
 
@@ -57,21 +62,7 @@ func BenchmarkNopRegisteredRing(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			cqes := make([]sys.CQE, 128)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for done := 0; done < b.N; done += batch {
-				for i := 0; i < batch; i++ {
-					s, _ := r.GetSQE()
-					s.Opcode = sys.OpNop
-				}
-				if _, err := r.SubmitAndWait(uint32(batch)); err != nil {
-					b.Fatal(err)
-				}
-				for got := 0; got < batch; {
-					got += r.Reap(cqes)
-				}
-			}
+			benchNops(b, r, batch)
 		})
 	}
 }
