@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/udata"
+	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"golang.org/x/sys/unix"
 )
@@ -49,6 +51,7 @@ type request struct {
 	// Written by the loop, read by the waiter after done.
 	res Result
 	err error
+	got bool // res and err hold the operation's first CQE (loop thread)
 
 	// Loop thread only.
 	op  sys.Op
@@ -69,7 +72,7 @@ func getReq(l *Loop, kind msgKind) *request {
 
 func putReq(r *request) {
 	r.l, r.prep, r.cb, r.fn, r.stats, r.err = nil, nil, nil, nil, nil, nil
-	r.res = Result{}
+	r.res, r.got = Result{}, false
 	reqPool.Put(r)
 }
 
@@ -88,9 +91,13 @@ func (r *request) Handle(c *sys.CQE) {
 		}
 		return
 	}
+	if !r.got {
+		// The first CQE carries the operation's result (a zero-copy send's
+		// byte count; its notification, the last CQE, carries 0).
+		r.res, r.err, r.got = res, err, true
+	}
 	if !res.More() {
-		r.res, r.err = res, err
-		r.done <- struct{}{}
+		r.done <- struct{}{} // the operation ended: the kernel is done with its memory
 	}
 }
 
@@ -102,6 +109,19 @@ func (r *request) Handle(c *sys.CQE) {
 // that CQE's result (an operation that completed anyway is not lost). A
 // closed loop answers uring.ErrClosed. A static (non-capturing) prep
 // makes Do allocation-free.
+//
+// An operation that posts more than one CQE (the first with
+// IORING_CQE_F_MORE: SEND_ZC and SENDMSG_ZC, whose last CQE is the
+// IORING_CQE_F_NOTIF notification, or any multishot operation) is waited
+// for until its last CQE (without F_MORE), so that the kernel is done with
+// its memory, and Do returns its FIRST CQE's result and flags (More() is
+// then true) and that CQE's error: the send's byte count or error, not the
+// notification's 0. The later CQEs are dropped; use Go to see every CQE
+// of a multishot operation.
+//
+// A prep that panics leaves no SQE behind (it becomes an ignored NOP);
+// the panic then stops the loop as a handler's does (Close returns a
+// *HandlerError) and Do returns uring.ErrClosed.
 func (l *Loop) Do(ctx context.Context, prep func(*sys.SQE) error) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -194,12 +214,21 @@ func (l *Loop) takeWork() {
 		clear(msgs)
 	}
 	i := 0
+	// Deferred: when a message's prep or Run function panics, the messages
+	// handled before it leave the backlog all the same (handled twice, a
+	// Do submitted would be failed with ErrClosed while it runs), and the
+	// one that panicked stays, to be failed by the closing loop.
+	defer l.dropHandled(&i)
 	for ; i < len(l.backlog); i++ {
 		if !l.handle(l.backlog[i]) {
 			break
 		}
 	}
-	n := copy(l.backlog, l.backlog[i:])
+}
+
+// dropHandled removes the first *i messages from the backlog.
+func (l *Loop) dropHandled(i *int) {
+	n := copy(l.backlog, l.backlog[*i:])
 	clear(l.backlog[n:])
 	l.backlog = l.backlog[:n]
 }
@@ -237,7 +266,7 @@ func (l *Loop) handle(m msg) bool {
 			l.fail(r, err)
 			return true
 		}
-		if err := prepared(s, r.prep(s)); err != nil {
+		if err := prepared(s, l.callPrep(r, s)); err != nil {
 			l.fail(r, err)
 			return true
 		}
@@ -247,6 +276,25 @@ func (l *Loop) handle(m msg) bool {
 		l.st.Requests++
 	}
 	return true
+}
+
+// callPrep runs r's prep on s. A prep that panics (or calls
+// runtime.Goexit) must not leave a half-filled SQE in the SQ, which the
+// next submit (the shutdown's cancel, say) would send to the kernel: the
+// SQE becomes an ignored NOP and the panic goes on (unrecovered, with its
+// own stack) to the loop's guard, which stops the loop. r stays in the
+// backlog and is failed with uring.ErrClosed (see takeWork).
+func (l *Loop) callPrep(r *request, s *sys.SQE) error {
+	ok := false
+	defer func() {
+		if !ok {
+			sqe.Nop(s)
+			s.UserData = udata.Ignore
+		}
+	}()
+	err := r.prep(s)
+	ok = true
+	return err
 }
 
 // fail completes a Do or Go request that never reached the kernel.

@@ -56,6 +56,9 @@ type Shared struct {
 	pending  int  // operations submitted whose CQE was not delivered
 	closed   bool
 	broken   error         // io_uring_enter failed for good (a seccomp filter added later): every call fails with it
+	handed   uint32        // SQEs handed out so far (wraps): with SQReady, tells which the kernel consumed
+	limbo    []*sharedOp   // failed by a broken ring after their submission: pinned until the ring is closed
+	ringGone bool          // Close closed the ring and released the limbo
 	drained  chan struct{} // closed by the reap that delivers the last CQE after Close began
 
 	// The leader's wake: an eventfd whose readability a POLL_ADD in the
@@ -109,6 +112,8 @@ type sharedOp struct {
 	state uint8
 	res   int32
 	flags uint32
+	seq   uint32        // s.handed when its SQE was handed out
+	limbo bool          // set once, before its wake: the kernel may still use its memory; never reused
 	wake  chan struct{} // buffered: a delivery never blocks the leader
 	pin   runtime.Pinner
 }
@@ -152,6 +157,12 @@ func (s *Shared) Ring() *uring.Ring { return s.r }
 // the kernel cancelled the request on its own); keep it short and do not
 // call the Shared from it. keep is memory the SQE points at: it is pinned
 // until the CQE. A negative res is the kernel's error for the request.
+// A prep that panics leaves no SQE behind and the lock released: the
+// panic reaches Do's caller and the Shared stays usable. When the ring
+// breaks (io_uring_enter fails for good), Do returns that error at once,
+// but an operation the kernel had taken may still run: keep stays pinned
+// and referenced until Close closed the ring, and the caller must not
+// reuse the memory before that.
 func (s *Shared) Do(prep func(q *sys.SQE) error, keep []byte) (res int32, flags uint32, err error) {
 	if prep == nil {
 		return 0, 0, &uring.ArgError{Func: "Shared.Do", Arg: "prep", Reason: "is nil", Pkg: "poll"}
@@ -183,7 +194,7 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte, handOff bool) (int
 		s.mu.Unlock()
 		return 0, 0, err
 	}
-	if err := prep(q); err != nil {
+	if err := s.callPrep(prep, q); err != nil {
 		sqe.Nop(q) // handed out: let it pass
 		q.UserData = udata.Ignore
 		s.mu.Unlock()
@@ -191,6 +202,7 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte, handOff bool) (int
 	}
 	op := s.take()
 	q.UserData = op.token()
+	op.seq = s.handed
 	s.published.Add(1)
 	if len(keep) > 0 {
 		op.pin.Pin(&keep[0])
@@ -215,11 +227,33 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte, handOff bool) (int
 		<-op.wake
 	}
 	res, flags := op.res, op.flags
+	if op.limbo {
+		return res, flags, nil // pinned and kept until Close closed the ring
+	}
 	op.pin.Unpin()
 	s.mu.Lock()
 	s.put(op)
 	s.mu.Unlock()
 	return res, flags, nil
+}
+
+// callPrep runs prep on q (mu held). A prep that panics (or calls
+// runtime.Goexit) must not leave a half-filled SQE in the SQ, which the
+// next enter would submit, nor the lock held: the SQE becomes an ignored
+// NOP, mu is released, and the panic goes on, unrecovered and with its
+// own stack, to Do's caller. The Shared stays usable.
+func (s *Shared) callPrep(prep func(q *sys.SQE) error, q *sys.SQE) error {
+	ok := false
+	defer func() {
+		if !ok {
+			sqe.Nop(q)
+			q.UserData = udata.Ignore
+			s.mu.Unlock()
+		}
+	}()
+	err := prep(q)
+	ok = true
+	return err
 }
 
 // DoBatch submits len(res) SQEs, prep(i, q) filling the i-th, and waits
@@ -246,20 +280,28 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 		return err
 	}
 	var perr error
+	var panicked any // what a prep panicked with: raised once the SQEs before it are done
 	for i := 0; i < n; i++ {
 		q, err := s.sqe()
 		if err != nil {
 			perr = err
 			break
 		}
-		if err := prep(i, q); err != nil {
+		err, p := s.callBatchPrep(prep, i, q)
+		if p != nil {
+			panicked, perr = p, errPrepPanicked
+		}
+		if err != nil || p != nil {
 			sqe.Nop(q) // handed out: let it pass
 			q.UserData = udata.Ignore
-			perr = err
+			if err != nil {
+				perr = err
+			}
 			break
 		}
 		op := s.take()
 		q.UserData = op.token()
+		op.seq = s.handed
 		if keep != nil {
 			if b := keep(i); len(b) > 0 {
 				op.pin.Pin(&b[0])
@@ -282,11 +324,15 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 	for i, op := range ops {
 		<-op.wake
 		res[i] = op.res
-		op.pin.Unpin()
+		if !op.limbo {
+			op.pin.Unpin()
+		}
 	}
 	s.mu.Lock()
 	for _, op := range ops {
-		s.put(op)
+		if !op.limbo {
+			s.put(op)
+		}
 	}
 	s.mu.Unlock()
 	for i := range ops {
@@ -306,7 +352,35 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 	for i := len(ops); i < n; i++ {
 		res[i] = 0
 	}
+	if panicked != nil {
+		panic(panicked)
+	}
 	return perr
+}
+
+var errPrepPanicked = errors.New("poll: prep panicked")
+
+// callBatchPrep runs DoBatch's prep for the i-th SQE (mu held) and
+// returns what it panicked with, if it did: DoBatch then stops as after an
+// error, waits for the SQEs before it, and panics with that value. A prep
+// that calls runtime.Goexit cannot be stopped: its SQE becomes an ignored
+// NOP and mu is released (the SQEs before it still run; nobody waits for
+// them).
+func (s *Shared) callBatchPrep(prep func(i int, q *sys.SQE) error, i int, q *sys.SQE) (err error, p any) {
+	ok := false
+	defer func() {
+		if ok {
+			return
+		}
+		if p = recover(); p == nil {
+			sqe.Nop(q)
+			q.UserData = udata.Ignore
+			s.mu.Unlock()
+		}
+	}()
+	err = prep(i, q)
+	ok = true
+	return err, nil
 }
 
 // sqe hands out an SQE, submitting what is published to make room (mu
@@ -314,6 +388,9 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 func (s *Shared) sqe() (*sys.SQE, error) {
 	for {
 		q, err := s.r.GetSQE()
+		if err == nil {
+			s.handed++
+		}
 		if err != uring.ErrSQFull {
 			if errors.Is(err, uring.ErrClosed) {
 				err = uring.ErrClosed
@@ -450,6 +527,7 @@ func (s *Shared) arm() {
 	if err != nil {
 		return
 	}
+	s.handed++
 	if sqe.PollAdd(q, s.wake.fd, unix.POLLIN) != nil {
 		sqe.Nop(q)
 		q.UserData = udata.Ignore
@@ -554,11 +632,25 @@ func (s *Shared) usable() error {
 }
 
 // failAll completes every operation still waiting with ErrClosed's errno
-// (mu held): after the ring was closed under them their CQEs never come.
+// (mu held): after the ring was closed under them, or broke, their CQEs
+// never come. An operation the kernel consumed may still run, though (a
+// read waiting for data), and use its memory: it goes to the limbo, which
+// keeps it pinned and referenced (its record never reused) until Close
+// closed the ring; its caller gets its error at once. One the kernel never
+// consumed (its SQE still in the SQ: after a permanent break nothing
+// enters to submit it) is released as usual.
 func (s *Shared) failAll(my *sharedOp) {
+	var unsubmitted uint32
+	if !s.ringGone {
+		unsubmitted = s.r.SQReady() // the last ones handed out
+	}
 	for _, op := range s.ops {
 		if op != nil && op.gen&1 != 0 && op.state != opDone {
 			op.res, op.state = -int32(syscall.ECANCELED), opDone
+			if !s.ringGone && s.handed-op.seq >= unsubmitted {
+				op.limbo = true
+				s.limbo = append(s.limbo, op)
+			}
 			s.pending--
 			if op != my {
 				op.wake <- struct{}{}
@@ -646,6 +738,14 @@ func (s *Shared) Close() error {
 	err := s.r.Close()
 	s.mu.Lock() // a reaper still ending drains under mu
 	s.wake.close()
+	s.ringGone = true
+	// The kernel is done with the ring: what a broken ring left running
+	// is released. (Their callers returned; only Close touches them now.)
+	for i, op := range s.limbo {
+		op.pin.Unpin()
+		s.limbo[i] = nil
+	}
+	s.limbo = nil
 	s.mu.Unlock()
 	return err
 }
