@@ -2,7 +2,9 @@ package fallback
 
 import (
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -45,28 +47,7 @@ func (f *Backend) run(wt *wait, first bool) iop.Status {
 	case iop.Sleep:
 		return f.sleep(wt)
 	case iop.Readv, iop.Writev:
-		iov, err := sqe.Iovecs(nil, op.Bufs)
-		if err == nil {
-			if op.Code == iop.Writev {
-				err = sqe.Writev(&s, op.Fd, iov, op.Off)
-			} else {
-				err = sqe.Readv(&s, op.Fd, iov, op.Off)
-			}
-		}
-		if err != nil {
-			return w.Finish(0, err)
-		}
-		// A file's call ends by itself; a pipe's, a socket's or a
-		// terminal's may wait for another party for ever.
-		own := borrowed
-		if typ, err := fdType(op.Fd); err != nil {
-			return w.Finish(0, err)
-		} else if !isFile(typ) {
-			if own, err = dupFds(op.Fd, -1); err != nil {
-				return w.Finish(0, err)
-			}
-		}
-		return f.blocking(wt, own)
+		return f.rwv(wt, first)
 	case iop.Openat, iop.Statx, iop.Unlinkat, iop.Mkdirat:
 		if _, err := sqe.AppendPath(nil, op.Path); err != nil {
 			return w.Finish(0, iop.RenameArg(err, "path"))
@@ -249,6 +230,180 @@ func (f *Backend) readyRW(wt *wait) iop.Status {
 		}
 		return w.Finish(0, err)
 	}
+}
+
+// rwv is Readv and Writev. On a regular file, a block device or a
+// directory the call ends by itself and runs on a goroutine, on the
+// task's fd. On a pipe, a socket, a terminal or another pollable fd,
+// which may wait for another party for ever, it runs as a Read or Write
+// does: preadv2/pwritev2 with RWF_NOWAIT (no O_NONBLOCK needed), and a
+// wait for readiness when it would block, cancellable, on the executor's
+// thread; so no call holds the task's buffers once the task has ended.
+func (f *Backend) rwv(wt *wait, first bool) iop.Status {
+	op, w := wt.op, wt.w
+	fd, off := op.Fd, op.Off
+	write := op.Code == iop.Writev
+	if first {
+		var s sys.SQE
+		iov, err := sqe.Iovecs(nil, op.Bufs)
+		if err == nil {
+			if write {
+				err = sqe.Writev(&s, fd, iov, off)
+			} else {
+				err = sqe.Readv(&s, fd, iov, off)
+			}
+		}
+		if err != nil {
+			return w.Finish(0, err)
+		}
+		typ, err := fdType(fd)
+		if err != nil {
+			return w.Finish(0, err)
+		}
+		if isFile(typ) {
+			return f.blocking(wt, borrowed) // ends by itself
+		}
+		wt.mode = modeNowait
+	}
+	ev := uint32(pollIn)
+	if write {
+		ev = pollOut
+	}
+	for {
+		var n int
+		var err error
+		switch {
+		case wt.mode == modeReadySock && write:
+			n, err = unix.SendmsgBuffers(fd, op.Bufs, nil, nil, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+		case wt.mode == modeReadySock:
+			n, _, _, _, err = unix.RecvmsgBuffers(fd, op.Bufs, nil, unix.MSG_DONTWAIT)
+		case wt.mode == modeReady:
+			n, err = boundedRWV(fd, op.Bufs, write)
+		case NoNowait:
+			err = unix.EOPNOTSUPP
+		default:
+			n, err = rwvNowait(fd, op.Bufs, off, write)
+		}
+		switch err {
+		case nil:
+			return w.Finish(n, nil)
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			if werr := f.waitFd(wt, fd, ev); werr != nil {
+				return w.Finish(0, werr)
+			}
+			return iop.Parked
+		case unix.EOPNOTSUPP:
+			if wt.mode != modeNowait {
+				break
+			}
+			if off < 0 {
+				typ, terr := fdType(fd)
+				if terr != nil {
+					return w.Finish(0, terr)
+				}
+				switch typ {
+				case unix.S_IFSOCK:
+					// RWF_NOWAIT refused: MSG_DONTWAIT.
+					wt.mode = modeReadySock
+					continue
+				case unix.S_IFIFO, unix.S_IFCHR:
+					// RWF_NOWAIT refused (5.10's pipes): readiness,
+					// then a call that cannot block.
+					wt.mode = modeReady
+					continue
+				}
+			}
+			// Neither a file nor a pipe, socket or device the poller
+			// serves this way: the blocking call, on fds of its own
+			// (it may wait for another party for ever).
+			own, derr := dupFds(fd, -1)
+			if derr != nil {
+				return w.Finish(0, derr)
+			}
+			return f.blocking(wt, own)
+		}
+		return w.Finish(0, err)
+	}
+}
+
+// rwvNowait is preadv2/pwritev2 of bufs at off (-1: the file position)
+// with RWF_NOWAIT: EAGAIN when it would have to wait.
+func rwvNowait(fd int, bufs [][]byte, off int64, write bool) (int, error) {
+	iov, err := sqe.Iovecs(nil, bufs)
+	if err != nil {
+		return 0, err
+	}
+	var p unsafe.Pointer
+	if len(iov) > 0 {
+		p = unsafe.Pointer(&iov[0])
+	}
+	call := uintptr(unix.SYS_PREADV2)
+	if write {
+		call = unix.SYS_PWRITEV2
+	}
+	// pos_l, pos_h: the high half is only used where long is 32 bits.
+	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	n, _, errno := unix.Syscall6(call, uintptr(fd), uintptr(p), uintptr(len(iov)), lo, hi, unix.RWF_NOWAIT)
+	runtime.KeepAlive(bufs)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// boundedRWV is boundedRW for a vectored read or write: bufs cut to what
+// a pipe holds (a read) or to PIPE_BUF (a write).
+func boundedRWV(fd int, bufs [][]byte, write bool) (int, error) {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if write {
+		p[0].Events = unix.POLLOUT
+	}
+	if n, err := unix.Poll(p, 0); err != nil {
+		return 0, err
+	} else if n == 0 {
+		return 0, unix.EAGAIN
+	}
+	limit := -1
+	if write {
+		if p[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0 {
+			limit = pipeBuf
+		}
+		return unix.Writev(fd, cutBufs(bufs, limit))
+	}
+	avail, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
+	if err != nil {
+		return 0, err
+	}
+	if avail == 0 {
+		if p[0].Revents&unix.POLLHUP != 0 {
+			return 0, nil // the writers are gone: EOF
+		}
+		if p[0].Revents&unix.POLLIN == 0 {
+			return 0, unix.EAGAIN
+		}
+		// Readable with nothing counted (a device): a read returns at once.
+	} else {
+		limit = avail
+	}
+	return unix.Readv(fd, cutBufs(bufs, limit))
+}
+
+// cutBufs is bufs holding at most limit bytes (-1: all of them).
+func cutBufs(bufs [][]byte, limit int) [][]byte {
+	if limit < 0 {
+		return bufs
+	}
+	for i, b := range bufs {
+		if len(b) >= limit {
+			out := append([][]byte(nil), bufs[:i+1]...)
+			out[i] = b[:limit]
+			return out
+		}
+		limit -= len(b)
+	}
+	return bufs
 }
 
 // boundedRW is one read or write on a pipe or character device that
