@@ -159,7 +159,18 @@ func (t *T) Recvmsg(fd int, bufs [][]byte, oob []byte, flags int) (n, oobn, recv
 // for its CQE. Memory the SQE points at is the caller's to keep alive and
 // pinned until Await returns; prefer the typed awaits, which do that. An
 // opcode the kernel lacks is refused before anything is submitted (an
-// *OpError wrapping uring.ErrUnsupported that names it).
+// *OpError wrapping uring.ErrUnsupported that names it). If prep panics,
+// nothing is submitted (the SQE becomes an ignored NOP) and the panic goes
+// on.
+//
+// An op that posts more than one CQE (SEND_ZC and SENDMSG_ZC: the result,
+// then the notification; a multishot op) is awaited until its last CQE,
+// the one without IORING_CQE_F_MORE, when the kernel lets go of its
+// memory: Await then returns the first CQE's result and flags (less
+// F_MORE), the send's byte count for SEND_ZC. If that first result was a
+// success but the op ended with an error CQE (a multishot op's), Await
+// returns that error instead. The CQEs in between are dropped: a multishot
+// op is better run with the typed streams.
 func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 	ex := t.ex
 	rs := ex.raw
@@ -176,8 +187,21 @@ func (t *T) Await(prep func(s *sys.SQE)) (res int32, flags uint32, err error) {
 	if err != nil {
 		return 0, 0, opError("await", -1, err)
 	}
-	prep(s) // here, not in the backend: prep stays on the caller's stack
+	fillRaw(rs, w, s, prep) // here, not in the backend: prep stays on the caller's stack
 	code, fd := s.Opcode, int(s.Fd)
 	n, err := t.complete(rs.SubmitRaw(w, s, deadline), iop.Raw, fd, opClassOf[code])
 	return int32(n), w.CFlags, err
+}
+
+// fillRaw runs prep on s, the SQE of w's raw op; if prep panics, s is
+// abandoned (an ignored NOP, its slot freed) before the panic goes on.
+func fillRaw(rs iop.RawSQEs, w *iop.Waiter, s *sys.SQE, prep func(*sys.SQE)) {
+	filled := false
+	defer func() {
+		if !filled {
+			rs.AbandonRaw(w, s)
+		}
+	}()
+	prep(s)
+	filled = true
 }

@@ -104,4 +104,7 @@ type RawSQEs interface {
 	// SubmitRaw queues s, which the caller filled after RawSQE: Parked,
 	// or Done when the kernel lacks its opcode (nothing is submitted).
 	SubmitRaw(w *Waiter, s *sys.SQE, deadline int64) Status
+	// AbandonRaw lets go of s, taken by RawSQE, when the caller did not
+	// fill it (its prep panicked): nothing is submitted for it.
+	AbandonRaw(w *Waiter, s *sys.SQE)
 }

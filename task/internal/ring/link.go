@@ -37,6 +37,18 @@ func (r *Backend) link(w *iop.Waiter, op *iop.Op) iop.Status {
 		return w.Finish(0, iop.BadArg("len(ops)", "exceeds the SQ size"))
 	}
 	ch := &chain{slots: make([]*slot, n), toks: make([]poll.Token, n)}
+	built := 0 // slots whose SQE is in the ring
+	defer func() {
+		if built < len(ops) && ch.slots[built] != nil {
+			// An SQEOp's prep panicked: nothing of the chain was submitted
+			// (its SQEs are contiguous, room was made first): every SQE of
+			// it becomes an ignored NOP and every slot is freed, then the
+			// panic goes on.
+			for _, sl := range ch.slots[:built+1] {
+				r.abandon(sl.linkSQE, sl)
+			}
+		}
+	}()
 	for i := range ops {
 		need := uint32(1)
 		if i == 0 {
@@ -50,7 +62,9 @@ func (r *Backend) link(w *iop.Waiter, op *iop.Op) iop.Status {
 			return w.Finish(0, err)
 		}
 		o := &ops[i]
-		_ = buildLinked(s, &sl.ts, o) // checked above
+		sl.linkSQE = s // read only if a prep panics, in this call
+		ch.slots[i] = sl
+		_ = buildLinked(s, &sl.ts, o) // checked above; a Raw prep may panic
 		s.UserData = sl.ud()
 		if o.Code == iop.Read || o.Code == iop.Write {
 			sl.keepBytes(o.Buf)
@@ -59,7 +73,8 @@ func (r *Backend) link(w *iop.Waiter, op *iop.Op) iop.Status {
 			sqe.SetLink(s)
 		}
 		sl.w, sl.out = w, &op.Results[i]
-		ch.slots[i], ch.toks[i] = sl, sl.tok
+		ch.toks[i] = sl.tok
+		built = i + 1
 	}
 	w.Pending = int32(n)
 	w.Ref = ch

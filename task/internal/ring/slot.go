@@ -42,9 +42,11 @@ type slot struct {
 	out       *iop.Result // a link's: where its result goes
 	cancelled bool        // ASYNC_CANCEL sent for it
 	linkedTO  bool        // a LINK_TIMEOUT follows it
-	zcRes     int32
+	zcRes     int32       // the result CQE of an op that posts more than one
+	zcFlags   uint32      // a raw op's: that CQE's flags, less F_MORE
 	zcHave    bool
 	multi     *stream
+	linkSQE   *sys.SQE // a Link's: its SQE while the chain is built
 
 	pin    runtime.Pinner
 	pinned bool
@@ -156,6 +158,23 @@ func (sl *slot) Handle(c *sys.CQE) {
 		}
 		r.finish(sl, sl.zcRes, uint32(c.Flags))
 		return
+	default:
+		// A raw op (T.Await, a Link's SQEOp) that posts more than one
+		// CQE (SEND_ZC, SENDMSG_ZC, a multishot op): the kernel holds
+		// its memory until the CQE without F_MORE, so it ends there,
+		// with the first CQE's result and flags (the send's byte count).
+		if more {
+			if !sl.zcHave {
+				sl.zcRes, sl.zcFlags, sl.zcHave = c.Res, uint32(c.Flags&^sys.CQEFMore), true
+			}
+			return
+		}
+		// An error that ends the op after a first success (a multishot
+		// op's) wins: it is not lost. A notification's res is no error.
+		if sl.zcHave && !(sl.zcRes >= 0 && c.Res < 0 && c.Flags&sys.CQEFNotif == 0) {
+			r.finish(sl, sl.zcRes, sl.zcFlags)
+			return
+		}
 	}
 	r.finish(sl, c.Res, uint32(c.Flags))
 }

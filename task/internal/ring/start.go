@@ -83,6 +83,16 @@ func (r *Backend) SubmitRaw(w *iop.Waiter, s *sys.SQE, deadline int64) iop.Statu
 	return r.submit(w, s, sl, deadline)
 }
 
+// AbandonRaw lets go of s, taken by RawSQE for w, when the caller could
+// not fill it (its prep panicked): s, half-filled, becomes a NOP nobody
+// waits for, and its slot is freed.
+func (r *Backend) AbandonRaw(w *iop.Waiter, s *sys.SQE) {
+	if sl, ok := w.Ref.(*slot); ok {
+		r.abandon(s, sl)
+	}
+	w.Ref = nil
+}
+
 // sqe gets the SQE of an op (with room for its LINK_TIMEOUT behind it
 // when linked).
 func (r *Backend) sqe(linked bool) (*sys.SQE, error) {
