@@ -356,36 +356,12 @@ func rwvNowait(fd int, bufs [][]byte, off int64, write bool) (int, error) {
 // boundedRWV is boundedRW for a vectored read or write: bufs cut to what
 // a pipe holds (a read) or to PIPE_BUF (a write).
 func boundedRWV(fd int, bufs [][]byte, write bool) (int, error) {
-	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	if write {
-		p[0].Events = unix.POLLOUT
-	}
-	if n, err := unix.Poll(p, 0); err != nil {
-		return 0, err
-	} else if n == 0 {
-		return 0, unix.EAGAIN
-	}
-	limit := -1
-	if write {
-		if p[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0 {
-			limit = pipeBuf
-		}
+	limit, err := pipeBound(fd, write)
+	switch {
+	case err != nil || limit == 0:
+		return 0, err // EAGAIN, or 0 bytes at EOF
+	case write:
 		return unix.Writev(fd, cutBufs(bufs, limit))
-	}
-	avail, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
-	if err != nil {
-		return 0, err
-	}
-	if avail == 0 {
-		if p[0].Revents&unix.POLLHUP != 0 {
-			return 0, nil // the writers are gone: EOF
-		}
-		if p[0].Revents&unix.POLLIN == 0 {
-			return 0, unix.EAGAIN
-		}
-		// Readable with nothing counted (a device): a read returns at once.
-	} else {
-		limit = avail
 	}
 	return unix.Readv(fd, cutBufs(bufs, limit))
 }
@@ -409,6 +385,25 @@ func cutBufs(bufs [][]byte, limit int) [][]byte {
 // boundedRW is one read or write on a pipe or character device that
 // cannot block: EAGAIN when it would have to wait.
 func boundedRW(fd int, buf []byte, write bool) (int, error) {
+	limit, err := pipeBound(fd, write)
+	switch {
+	case err != nil || limit == 0:
+		return 0, err // EAGAIN, or 0 bytes at EOF
+	case limit > 0 && len(buf) > limit:
+		buf = buf[:limit]
+	}
+	if write {
+		return unix.Write(fd, buf)
+	}
+	return unix.Read(fd, buf)
+}
+
+// pipeBound is how much a read or write of a pipe or character device
+// may ask for without blocking: what the pipe holds (a read; FIONREAD),
+// PIPE_BUF (a write), or -1 for any amount (a readable device that counts
+// nothing, a write end whose readers are gone). 0 is EOF (a read whose
+// writers are gone); EAGAIN: not ready.
+func pipeBound(fd int, write bool) (int, error) {
 	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	if write {
 		p[0].Events = unix.POLLOUT
@@ -419,27 +414,23 @@ func boundedRW(fd int, buf []byte, write bool) (int, error) {
 		return 0, unix.EAGAIN
 	}
 	if write {
-		if p[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0 && len(buf) > pipeBuf {
-			buf = buf[:pipeBuf]
+		if p[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			return -1, nil // the write fails at once (EPIPE)
 		}
-		return unix.Write(fd, buf)
+		return pipeBuf, nil
 	}
 	avail, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
+	case avail > 0:
+		return avail, nil
+	case p[0].Revents&unix.POLLHUP != 0:
+		return 0, nil // the writers are gone: EOF
+	case p[0].Revents&unix.POLLIN == 0:
+		return 0, unix.EAGAIN
 	}
-	if avail == 0 {
-		if p[0].Revents&unix.POLLHUP != 0 {
-			return 0, nil // the writers are gone: EOF
-		}
-		if p[0].Revents&unix.POLLIN == 0 {
-			return 0, unix.EAGAIN
-		}
-		// Readable with nothing counted (a device): a read returns at once.
-	} else if len(buf) > avail {
-		buf = buf[:avail]
-	}
-	return unix.Read(fd, buf)
+	return -1, nil // readable with nothing counted (a device): a read returns at once
 }
 
 // NoNowait makes the fallback's reads and writes take the path of a
