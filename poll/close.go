@@ -26,16 +26,17 @@ const fatalGiveUp = 2 * time.Second
 // uring.ErrClosed once the first has finished. Called on the loop thread
 // (from a handler), Close only starts the shutdown and returns nil.
 func (l *Loop) Close() error {
-	if !l.c.Stop() {
-		if !l.onLoop() {
-			<-l.done
-		}
-		return uring.ErrClosed
+	first := !l.closed.Swap(true)
+	l.c.Stop() // the loop may have stopped itself already (a handler's panic)
+	if !l.onLoop() {
+		<-l.done
 	}
-	if l.onLoop() {
+	switch {
+	case !first:
+		return uring.ErrClosed
+	case l.onLoop():
 		return nil
 	}
-	<-l.done
 	return l.closeErr
 }
 

@@ -167,10 +167,9 @@ func TestLoopPrepPanicSubmitsNoGhost(t *testing.T) {
 				panic("loop prep boom")
 			})
 			require.ErrorIs(t, err, uring.ErrClosed)
-			_ = l.Close() // ErrClosed: the panic began the shutdown (Close then finds it stopped)
-			<-l.Done()
 			var he *HandlerError
-			require.ErrorAs(t, l.closeErr, &he)
+			require.ErrorAs(t, l.Close(), &he, "Close returns what stopped the loop")
+			require.ErrorIs(t, l.Close(), uring.ErrClosed, "a second Close")
 			require.Equal(t, "loop prep boom", he.Value)
 			requirePipeHolds(t, r, data)
 		})

@@ -44,6 +44,7 @@ type Loop struct {
 	started   chan struct{} // closed once c is set (or New failed)
 	done      chan struct{}
 	closeErr  error
+	closed    atomic.Bool // Close was called (the loop may also stop itself: a handler's panic)
 	final     Stats
 	owner     atomic.Int64 // the loop thread's tid while the loop runs, else 0
 	violation atomic.Int64 // ring calls off the loop thread (checkThread)
