@@ -380,7 +380,7 @@ report() {
 		printf '%-20s %-7s %5s %5s %5s %5s\n' "$lab" $res "$p" "$f" "$s" "$sec"
 		echo "pkg $name $lab result=$res pass=$p fail=$f skip=$s secs=$sec" >>"$kw/result"
 	done
-	for j in "${!ids[@]}"; do
+	for j in "${!ids[@]}"; do # a subshell: its output is also kept for the end
 		id=${ids[$j]} lab=${labels[$j]}
 		res=$(awk -v l="$lab" '$3 == l { sub(/result=/, "", $4); print $4 }' "$kw/result")
 		[ "$res" != ok ] && [ ! -f "$kw/error" ] || continue
@@ -402,7 +402,7 @@ report() {
 			echo "    last lines of its output:"
 			tr -d '\026' <"$kw/$id.log" | grep -av '^=== \(PAUSE\|CONT\|NAME\)' | tail -25 | sed 's/^/    /'
 		fi
-	done
+	done | tee "$kw/failures.txt"
 	tr -d '\r' <"$kw/console.log" >"$kw/console.txt"
 	if grep -aqE 'BUG:|WARNING:|Oops|Kernel panic|INFO: task .* blocked|rcu: .* stall' "$kw/console.txt"; then
 		echo "--- kernel BUG/WARNING lines on the console"
@@ -472,4 +472,15 @@ done
 	echo "total result=$([ $bad = 0 ] && echo ok || echo FAIL) kernels=${#klist[@]} secs=$(($(date +%s) - t0))"
 } >"$outd/kernels-summary.txt"
 echo "summary: $outd/kernels-summary.txt"
+# the failures again, last: a log cut to its head and tail still shows them
+if [ $bad != 0 ]; then
+	echo
+	echo "=== failures again (each kernel's report is above and in $outd/kernels/)"
+	for i in "${!klist[@]}"; do
+		[ -s "$work/k$i/failures.txt" ] || [ -f "$work/k$i/error" ] || continue
+		echo "--- kernel ${klist[$i]}"
+		[ ! -f "$work/k$i/error" ] || echo "  $(cat "$work/k$i/error")"
+		head -120 "$work/k$i/failures.txt" 2>/dev/null || true
+	done
+fi
 exit $bad

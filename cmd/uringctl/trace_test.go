@@ -72,8 +72,14 @@ func TestTraceJSON(t *testing.T) {
 	var stop atomic.Bool
 	var nops atomic.Uint64
 	done := make(chan struct{})
-	attached, ended := make(chan struct{}), make(chan struct{})
-	traceAttached = func() { close(attached) }
+	attached, ended, first := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	traceAttached = func() { // the timed trace starts after one NOP, however slow the machine
+		close(attached)
+		select {
+		case <-first:
+		case <-done:
+		}
+	}
 	traceDetaching = func() { // no NOP in flight while the tracepoints detach
 		stop.Store(true)
 		<-done
@@ -100,7 +106,9 @@ func TestTraceJSON(t *testing.T) {
 				return
 			}
 			r.CQESeen(c)
-			nops.Add(1)
+			if nops.Add(1) == 1 {
+				close(first)
+			}
 		}
 	}()
 	code, out, errOut := runCmd("trace", "--json", "--duration", "500ms", "--pid", strconv.Itoa(os.Getpid()))

@@ -150,16 +150,19 @@ func clientRun(addr string, conns int, d time.Duration, roundTrip func(c net.Con
 			defer func() { done <- i }()
 			defer c.Close()
 			scratch := make([]byte, 64<<10)
+			// the clock is read after each round trip, so every connection
+			// makes one however late its goroutine starts (a slow VM)
 			for {
 				t0 := time.Now()
-				if t0.After(deadline) {
-					return
-				}
 				if err := roundTrip(c, scratch); err != nil {
 					errs[i] = err
 					return
 				}
-				lats[i].add(time.Since(t0))
+				t1 := time.Now()
+				lats[i].add(t1.Sub(t0))
+				if t1.After(deadline) {
+					return
+				}
 			}
 		}(i, c)
 	}

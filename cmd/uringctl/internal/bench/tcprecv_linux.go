@@ -121,8 +121,9 @@ func recvRun(conns int, d time.Duration, recv receiver) (sample, error) {
 				defer wg.Done()
 				defer s.Close()
 				buf := make([]byte, senderChunk)
-				for !stop.Load() {
-					if _, err := s.Write(buf); err != nil {
+				// one chunk at least, however late this goroutine runs
+				for {
+					if _, err := s.Write(buf); err != nil || stop.Load() {
 						return
 					}
 				}
