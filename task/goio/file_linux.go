@@ -39,7 +39,11 @@ type File struct {
 	cached bool
 	append bool // opened with O_APPEND
 
-	mu  sync.Mutex // the file position
+	// mu guards the file position; Read, Write and Seek hold it throughout,
+	// so concurrent calls move it one after another (read(2), write(2)
+	// and lseek(2) hold the kernel's f_pos_lock); the copies (ReadFrom,
+	// WriteTo) read and advance it as copy_file_range(2) does.
+	mu  sync.Mutex
 	off int64
 	g   fdguard.Guard
 
@@ -180,13 +184,10 @@ func (f *File) Read(b []byte) (int, error) {
 	if f == nil {
 		return 0, nilReceiver("File.Read")
 	}
-	f.mu.Lock()
-	off := f.off
-	f.mu.Unlock()
-	n, err := f.ReadAt(b, off)
-	f.mu.Lock()
-	f.off = off + int64(n)
-	f.mu.Unlock()
+	f.mu.Lock() // held across the read, as read(2) holds the kernel's f_pos_lock
+	defer f.mu.Unlock()
+	n, err := f.ReadAt(b, f.off)
+	f.off += int64(n)
 	if n > 0 && err == io.EOF {
 		err = nil
 	}
@@ -198,13 +199,10 @@ func (f *File) Write(b []byte) (int, error) {
 	if f == nil {
 		return 0, nilReceiver("File.Write")
 	}
-	f.mu.Lock()
-	off := f.off
-	f.mu.Unlock()
-	n, err := f.WriteAt(b, off)
-	f.mu.Lock()
-	f.off = off + int64(n)
-	f.mu.Unlock()
+	f.mu.Lock() // held across the write, as write(2) holds the kernel's f_pos_lock
+	defer f.mu.Unlock()
+	n, err := f.WriteAt(b, f.off)
+	f.off += int64(n)
 	return n, err
 }
 

@@ -4,6 +4,7 @@ package goio
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"io/fs"
@@ -15,9 +16,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -281,4 +285,72 @@ func TestFileCloseAfterRuntimeClose(t *testing.T) {
 	_, err = unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
 	require.ErrorIs(t, err, unix.EBADF, "fd %d is still open after Close", fd)
 	require.ErrorIs(t, f.Close(), os.ErrClosed)
+}
+
+// Concurrent Reads take the file's bytes one after another, each once, and
+// concurrent Writes land one after another, as on an *os.File (read(2)
+// and write(2) hold the kernel's position lock): Read took the position,
+// let go of it while the read ran, and two Reads read the same bytes.
+func TestFileConcurrentReadWriteMovePositionOnce(t *testing.T) {
+	rt := newRuntime(t, 2)
+	const chunk, chunks, readers = 512, 256, 8
+	data := make([]byte, chunk*chunks)
+	for i := range chunks {
+		binary.BigEndian.PutUint32(data[i*chunk:], uint32(i))
+	}
+	_, tf := openBoth(t, rt, writeTemp(t, data), os.O_RDONLY)
+	seen := make([]atomic.Int32, chunks)
+	var total atomic.Int64
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := make([]byte, chunk)
+			for {
+				n, err := tf.Read(b)
+				if err == io.EOF {
+					return
+				}
+				if !assert.NoError(t, err) || !assert.Equal(t, chunk, n) {
+					return
+				}
+				total.Add(int64(n))
+				seen[binary.BigEndian.Uint32(b)].Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, int64(len(data)), total.Load())
+	for i := range seen {
+		require.Equal(t, int32(1), seen[i].Load(), "chunk %d read", i)
+	}
+
+	name := filepath.Join(t.TempDir(), "written")
+	wf, err := On(rt).OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	defer wf.Close()
+	for g := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := bytes.Repeat([]byte{byte('a' + g)}, chunk)
+			for range chunks / readers {
+				n, err := wf.Write(b)
+				if !assert.NoError(t, err) || !assert.Equal(t, chunk, n) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := os.ReadFile(name)
+	require.NoError(t, err)
+	require.Equal(t, chunk*chunks, len(got), "no Write overwrote another")
+	for i := 0; i < len(got); i += chunk {
+		require.True(t, bytes.Equal(bytes.Repeat(got[i:i+1], chunk), got[i:i+chunk]), "chunk at %d is one Write's", i)
+	}
+	pos, err := wf.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	require.Equal(t, int64(chunk*chunks), pos)
 }
