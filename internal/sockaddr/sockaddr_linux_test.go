@@ -44,3 +44,42 @@ func TestRoundTrips(t *testing.T) {
 	sa := sockaddr.FromAddrPort(zoned).(*unix.SockaddrInet6)
 	require.Equal(t, lo, sa.ZoneId)
 }
+
+// PutUnix and GetUnix round-trip a path (NUL-terminated, counted) and an
+// abstract name ('@': a leading NUL, no terminator); a name that does not
+// fit is refused; an unnamed socket, another family or a short sockaddr
+// decode as "". The bytes are what the kernel takes: bind(2) to the path
+// and getsockname(2) answer the same name.
+func TestUnixNames(t *testing.T) {
+	var b [128]byte
+	path := t.TempDir() + "/s"
+	n := sockaddr.PutUnix(&b, path)
+	require.Equal(t, uint32(2+len(path)+1), n)
+	require.Equal(t, path, sockaddr.GetUnix(b[:], n))
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	require.NoError(t, unix.Bind(fd, &unix.SockaddrUnix{Name: path}))
+	sa, err := unix.Getsockname(fd)
+	require.NoError(t, err)
+	require.Equal(t, path, sa.(*unix.SockaddrUnix).Name)
+
+	n = sockaddr.PutUnix(&b, "@abstract")
+	require.Equal(t, uint32(2+len("@abstract")), n)
+	require.Equal(t, byte(0), b[2])
+	require.Equal(t, "@abstract", sockaddr.GetUnix(b[:], n))
+
+	long := make([]byte, unix.SizeofSockaddrUnix-2)
+	for i := range long {
+		long[i] = 'a'
+	}
+	require.Zero(t, sockaddr.PutUnix(&b, string(long)), "no room for the NUL")
+	require.Equal(t, uint32(unix.SizeofSockaddrUnix), sockaddr.PutUnix(&b, "@"+string(long[1:])), "an abstract name fills sun_path")
+	require.Zero(t, sockaddr.PutUnix(&b, ""))
+
+	require.Equal(t, "", sockaddr.GetUnix(b[:], 2), "unnamed")
+	require.Equal(t, "", sockaddr.GetUnix(b[:], 1), "short")
+	require.Equal(t, "", sockaddr.GetUnix(b[:], 200), "longer than b")
+	sockaddr.Put(&b, netip.MustParseAddrPort("127.0.0.1:1"))
+	require.Equal(t, "", sockaddr.GetUnix(b[:], unix.SizeofSockaddrInet4), "another family")
+}

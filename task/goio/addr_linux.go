@@ -65,26 +65,6 @@ func peerAddr(fd int, network string) (net.Addr, error) {
 	return sockaddrAddr(network, sa), nil
 }
 
-// putUnixSockaddr encodes a Unix socket path as a struct sockaddr_un in
-// b, Go's way: a leading '@' names an abstract socket (a leading NUL, the
-// length exact); a path is NUL-terminated. It returns the length, or 0
-// when the name does not fit.
-func putUnixSockaddr(b *[128]byte, name string) uint32 {
-	*b = [128]byte{}
-	const pathOff, pathLen = 2, unix.SizeofSockaddrUnix - 2 // sun_path
-	n := len(name)
-	if n == 0 || n > pathLen || (n == pathLen && name[0] != '@') {
-		return 0
-	}
-	binary.NativeEndian.PutUint16(b[0:], unix.AF_UNIX)
-	copy(b[pathOff:], name)
-	if name[0] == '@' {
-		b[pathOff] = 0
-		return uint32(pathOff + n) // no NUL counted for an abstract name
-	}
-	return uint32(pathOff + n + 1)
-}
-
 // getSockaddrAddr decodes the sockaddr of n bytes in b (a msghdr's name)
 // as the net.Addr of network; nil when there is none (an unnamed Unix
 // sender, as net reports it).
@@ -103,21 +83,9 @@ func getSockaddrAddr(network string, b []byte, n uint32) net.Addr {
 		}
 		return inetAddr(network, ap)
 	case unix.AF_UNIX:
-		path := b[2:n]
-		if len(path) == 0 {
-			return nil
+		if name := sockaddr.GetUnix(b, n); name != "" {
+			return &net.UnixAddr{Name: name, Net: network}
 		}
-		name := []byte(string(path))
-		if name[0] == 0 {
-			name[0] = '@' // abstract
-		}
-		for i, c := range name {
-			if c == 0 {
-				name = name[:i]
-				break
-			}
-		}
-		return &net.UnixAddr{Name: string(name), Net: network}
 	}
 	return nil
 }

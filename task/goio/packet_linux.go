@@ -165,7 +165,7 @@ func (pc *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 		}
 	case *net.UnixAddr:
 		if a != nil && pc.family == unix.AF_UNIX {
-			return pc.sendmsg(fn, b, addr, func(name *[128]byte) uint32 { return putUnixSockaddr(name, a.Name) })
+			return pc.sendmsg(fn, b, addr, func(name *[128]byte) uint32 { return sockaddr.PutUnix(name, a.Name) })
 		}
 	}
 	want := "*net.UDPAddr"
