@@ -150,14 +150,27 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	return n, err
 }
 
-// WriteAt writes all of b at off.
+// WriteAt writes all of b at off. A file opened with O_APPEND refuses it
+// with os's error (the kernel would append instead).
 func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if f == nil {
 		return 0, nilReceiver("File.WriteAt")
 	}
+	if f.append {
+		return 0, errWriteAtInAppendMode
+	}
 	if off < 0 {
 		return 0, f.pathErr("writeat", argError("File.WriteAt", "off", "is negative"))
 	}
+	return f.write(b, off)
+}
+
+// errWriteAtInAppendMode is os's answer to WriteAt on an O_APPEND file.
+var errWriteAtInAppendMode = errors.New("os: invalid use of WriteAt on file opened with O_APPEND")
+
+// write writes all of b at off, or at the end of an O_APPEND file with off
+// task.CurrentPos (the kernel's file position, which it moves there).
+func (f *File) write(b []byte, off int64) (int, error) {
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("write", err)
 	}
@@ -165,7 +178,11 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	n, err := call(context.Background(), f.rt, f.ex, func(t *task.T) (int, error) {
 		total := 0
 		for total < len(b) {
-			n, err := t.Write(f.fd, b[total:], off+int64(total))
+			at := off
+			if off != task.CurrentPos {
+				at += int64(total)
+			}
+			n, err := t.Write(f.fd, b[total:], at)
 			if err != nil {
 				return total, err
 			}
@@ -201,8 +218,21 @@ func (f *File) Write(b []byte) (int, error) {
 	}
 	f.mu.Lock() // held across the write, as write(2) holds the kernel's f_pos_lock
 	defer f.mu.Unlock()
-	n, err := f.WriteAt(b, f.off)
-	f.off += int64(n)
+	if !f.append {
+		n, err := f.write(b, f.off)
+		f.off += int64(n)
+		return n, err
+	}
+	// O_APPEND: written at the kernel's file position, which the kernel
+	// moves to the end first and past the bytes after; the file's offset
+	// follows it there, as os's does.
+	n, err := f.write(b, task.CurrentPos)
+	if n > 0 && f.g.Acquire() {
+		if pos, serr := fdio.Seek(f.fd, 0, io.SeekCurrent); serr == nil {
+			f.off = pos
+		}
+		f.g.Release()
+	}
 	return n, err
 }
 

@@ -354,3 +354,52 @@ func TestFileConcurrentReadWriteMovePositionOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(chunk*chunks), pos)
 }
+
+// A file opened with O_APPEND behaves as *os.File's: Write appends and
+// moves the offset to the end of what it wrote, also after a Seek back;
+// WriteAt is refused with os's error and writes nothing. Write went to
+// the offset (the kernel appended, but the offset stayed behind) and
+// WriteAt appended where the caller asked for another place.
+func TestFileAppendLikeOS(t *testing.T) {
+	rt := newRuntime(t, 1)
+	dir := t.TempDir()
+	on, tn := filepath.Join(dir, "os"), filepath.Join(dir, "task")
+	for _, p := range []string{on, tn} {
+		require.NoError(t, os.WriteFile(p, []byte("0123456789"), 0o644))
+	}
+	of, err := os.OpenFile(on, os.O_RDWR|os.O_APPEND, 0)
+	require.NoError(t, err)
+	defer of.Close()
+	tf, err := On(rt).OpenFile(tn, os.O_RDWR|os.O_APPEND, 0)
+	require.NoError(t, err)
+	defer tf.Close()
+	type rws = interface {
+		io.ReadWriteSeeker
+		io.WriterAt
+	}
+	both := func(step string, fo func(f rws) (int64, error)) {
+		t.Helper()
+		ov, oerr := fo(of)
+		tv, terr := fo(tf)
+		require.Equal(t, ov, tv, step)
+		if oerr == nil {
+			require.NoError(t, terr, step)
+		} else {
+			require.EqualError(t, terr, oerr.Error(), step)
+		}
+		ocur, _ := of.Seek(0, io.SeekCurrent)
+		tcur, _ := tf.Seek(0, io.SeekCurrent)
+		require.Equal(t, ocur, tcur, "%s: the offset", step)
+	}
+	both("write", func(f rws) (int64, error) { n, err := f.Write([]byte("abcde")); return int64(n), err })
+	both("seek", func(f rws) (int64, error) { return f.Seek(2, io.SeekStart) })
+	both("read", func(f rws) (int64, error) { b := make([]byte, 3); n, err := f.Read(b); return int64(n), err })
+	both("write after seek", func(f rws) (int64, error) { n, err := f.Write([]byte("XY")); return int64(n), err })
+	both("writeat", func(f rws) (int64, error) { n, err := f.WriteAt([]byte("zz"), 1); return int64(n), err })
+	og, err := os.ReadFile(on)
+	require.NoError(t, err)
+	tg, err := os.ReadFile(tn)
+	require.NoError(t, err)
+	require.Equal(t, "0123456789abcdeXY", string(og))
+	require.Equal(t, string(og), string(tg))
+}
