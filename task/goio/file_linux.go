@@ -162,6 +162,9 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, f.pathErr("writeat", argError("File.WriteAt", "off", "is negative"))
 	}
+	if len(b) == 0 { // as os's: no system call, no error even after Close
+		return 0, nil
+	}
 	return f.write(b, off)
 }
 
@@ -177,18 +180,21 @@ func (f *File) write(b []byte, off int64) (int, error) {
 	defer f.g.Release()
 	n, err := call(context.Background(), f.rt, f.ex, func(t *task.T) (int, error) {
 		total := 0
-		for total < len(b) {
+		for {
 			at := off
 			if off != task.CurrentPos {
 				at += int64(total)
 			}
+			// once at least, as os's Write: an empty write still reports
+			// a file not open for writing
 			n, err := t.Write(f.fd, b[total:], at)
 			if err != nil {
 				return total, err
 			}
-			total += n
+			if total += n; total >= len(b) {
+				return total, nil
+			}
 		}
-		return total, nil
 	})
 	if err != nil {
 		err = f.pathErr("write", errnoOf(err))
