@@ -57,6 +57,9 @@ func (f *File) ReadAt(b []byte, off int64) (n int, err error) {
 	if off < 0 {
 		return 0, f.negativeOffset("readat")
 	}
+	if len(b) == 0 { // as os's: no system call, no error even after Close
+		return 0, nil
+	}
 	if !f.g.Acquire() {
 		return 0, f.closedErr("read")
 	}
@@ -99,6 +102,9 @@ func (f *File) WriteAt(b []byte, off int64) (n int, err error) {
 	}
 	if off < 0 {
 		return 0, f.negativeOffset("writeat")
+	}
+	if len(b) == 0 { // as os's: no system call, no error even after Close
+		return 0, nil
 	}
 	if !f.g.Acquire() {
 		return 0, f.closedErr("write")

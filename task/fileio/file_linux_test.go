@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 )
 
 // ReadAt answers what *os.File's answers: the bytes, io.EOF at and past
@@ -497,4 +498,13 @@ func TestDirectWritesTakeTheRingOnlyWhenDeep(t *testing.T) {
 	back, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, data, back)
+}
+
+// Every call answers what *os.File's answers, for a directory and five
+// open modes, through a second Close (testutil.FileCallsLikeOS). An
+// empty ReadAt or WriteAt after Close failed where os's returns 0, nil.
+func TestFileCallsLikeOS(t *testing.T) {
+	testutil.FileCallsLikeOS(t, func(name string, flags int) (testutil.File, error) {
+		return OpenFile(name, flags, 0)
+	})
 }

@@ -113,6 +113,9 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, f.pathErr("readat", argError("File.ReadAt", "off", "is negative"))
 	}
+	if len(b) == 0 { // as os's: no system call, no error even after Close
+		return 0, nil
+	}
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("read", err)
 	}
@@ -206,6 +209,13 @@ func (f *File) write(b []byte, off int64) (int, error) {
 func (f *File) Read(b []byte) (int, error) {
 	if f == nil {
 		return 0, nilReceiver("File.Read")
+	}
+	if len(b) == 0 { // as os's: nothing read, but a closed file says so
+		if err := f.begin(); err != nil {
+			return 0, f.pathErr("read", err)
+		}
+		f.g.Release()
+		return 0, nil
 	}
 	f.mu.Lock() // held across the read, as read(2) holds the kernel's f_pos_lock
 	defer f.mu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -27,6 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 	"github.com/pure-uring/uring/task"
 )
 
@@ -405,87 +405,12 @@ func TestFileAppendLikeOS(t *testing.T) {
 	require.Equal(t, string(og), string(tg))
 }
 
-// Every call answers what *os.File's answers (the count, the error and
-// its text but for the file's name, the offset after) for a directory and
-// for a file opened read-only, write-only, read-write, truncated and
-// appending, from the first read to the calls after a second Close: a
-// read at and past the end, an empty read and write (os's Write writes
-// even nothing, and reports a file not open for writing), Seek, ReadDir,
-// Truncate, Sync, Stat. The empty Write returned nil where os's failed.
+// Every call answers what *os.File's answers, for a directory and five
+// open modes, through a second Close (testutil.FileCallsLikeOS). The
+// empty Write returned nil where os's failed.
 func TestFileCallsLikeOS(t *testing.T) {
 	rt := newRuntime(t, 1)
-	dir := t.TempDir()
-	type file interface {
-		io.ReadWriteSeeker
-		io.ReaderAt
-		io.WriterAt
-		Close() error
-		Sync() error
-		Truncate(int64) error
-		Stat() (os.FileInfo, error)
-		ReadDir(int) ([]os.DirEntry, error)
-	}
-	str := func(v ...any) string { return fmt.Sprint(v...) }
-	steps := []struct {
-		name string
-		call func(f file) string
-	}{
-		{"read", func(f file) string { b := make([]byte, 4); n, err := f.Read(b); return str(n, err, string(b[:n])) }},
-		{"readat past the end", func(f file) string { b := make([]byte, 20); n, err := f.ReadAt(b, 3); return str(n, err) }},
-		{"readat beyond", func(f file) string { n, err := f.ReadAt(make([]byte, 2), 100); return str(n, err) }},
-		{"empty readat", func(f file) string { n, err := f.ReadAt(nil, 0); return str(n, err) }},
-		{"write", func(f file) string { n, err := f.Write([]byte("XX")); return str(n, err) }},
-		{"empty write", func(f file) string { n, err := f.Write(nil); return str(n, err) }},
-		{"empty writeat", func(f file) string { n, err := f.WriteAt(nil, 1); return str(n, err) }},
-		{"seek to the end", func(f file) string { n, err := f.Seek(0, io.SeekEnd); return str(n, err) }},
-		{"read at the end", func(f file) string { n, err := f.Read(make([]byte, 4)); return str(n, err) }},
-		{"empty read at the end", func(f file) string { n, err := f.Read(nil); return str(n, err) }},
-		{"readdir", func(f file) string { d, err := f.ReadDir(-1); return str(len(d), err) }},
-		{"truncate", func(f file) string { return str(f.Truncate(3)) }},
-		{"sync", func(f file) string { return str(f.Sync()) }},
-		{"stat", func(f file) string {
-			st, err := f.Stat()
-			if err != nil {
-				return str(err)
-			}
-			return str(st.Size(), st.Mode(), st.IsDir())
-		}},
-		{"close", func(f file) string { return str(f.Close()) }},
-		{"second close", func(f file) string { return str(f.Close()) }},
-		{"read after close", func(f file) string { n, err := f.Read(make([]byte, 4)); return str(n, err) }},
-		{"readat after close", func(f file) string { n, err := f.ReadAt(make([]byte, 4), 0); return str(n, err) }},
-		{"write after close", func(f file) string { n, err := f.Write([]byte("a")); return str(n, err) }},
-		{"empty writeat after close", func(f file) string { n, err := f.WriteAt(nil, 0); return str(n, err) }},
-		{"seek after close", func(f file) string { n, err := f.Seek(0, io.SeekStart); return str(n, err) }},
-		{"stat after close", func(f file) string { _, err := f.Stat(); return str(err) }},
-		{"sync after close", func(f file) string { return str(f.Sync()) }},
-		{"truncate after close", func(f file) string { return str(f.Truncate(1)) }},
-	}
-	opens := map[string]int{"directory": os.O_RDONLY, "read-only": os.O_RDONLY, "write-only": os.O_WRONLY,
-		"read-write": os.O_RDWR, "truncated": os.O_RDWR | os.O_TRUNC, "appending": os.O_WRONLY | os.O_APPEND}
-	for what, flags := range opens {
-		names := [2]string{filepath.Join(dir, "os-"+what), filepath.Join(dir, "task-"+what)}
-		for _, name := range names {
-			if what == "directory" {
-				require.NoError(t, os.Mkdir(name, 0o755))
-				require.NoError(t, os.WriteFile(filepath.Join(name, "entry"), nil, 0o644))
-			} else {
-				require.NoError(t, os.WriteFile(name, []byte("hello world"), 0o644))
-			}
-		}
-		of, err := os.OpenFile(names[0], flags, 0)
-		require.NoError(t, err)
-		defer of.Close()
-		tf, err := On(rt).OpenFile(names[1], flags, 0)
-		require.NoError(t, err)
-		defer tf.Close()
-		for _, s := range steps {
-			want := strings.ReplaceAll(s.call(of), names[0], names[1])
-			require.Equal(t, want, s.call(tf), "%s file: %s", what, s.name)
-			opos, oerr := of.Seek(0, io.SeekCurrent)
-			tpos, terr := tf.Seek(0, io.SeekCurrent)
-			require.Equal(t, opos, tpos, "%s file: the offset after %s", what, s.name)
-			require.Equal(t, oerr == nil, terr == nil, "%s file: the offset after %s", what, s.name)
-		}
-	}
+	testutil.FileCallsLikeOS(t, func(name string, flags int) (testutil.File, error) {
+		return On(rt).OpenFile(name, flags, 0)
+	})
 }
