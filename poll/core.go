@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/feature"
@@ -264,10 +263,4 @@ func (c *Core) cancelUserData(ud uint64) bool {
 	_ = sqe.Cancel(s, ud, 0) // no flags: nothing to refuse
 	s.UserData = udCancel
 	return true
-}
-
-// retryable reports whether err from an enter only means "reap and try
-// again" (EAGAIN, EBUSY, EINTR).
-func retryable(err error) bool {
-	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.EINTR)
 }

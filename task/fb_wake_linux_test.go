@@ -38,22 +38,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// recvRescuing returns what arrives on c. When nothing has within the hang
-// guard, ex's park is one that no wake ended: it counts it in lost and
-// rescues the executor, so that the test reports the count instead of
-// hanging.
-func recvRescuing[R any](t *testing.T, ex *Executor, c <-chan R, lost *int) R {
-	t.Helper()
-	select {
-	case v := <-c:
-		return v
-	case <-time.After(hangGuard):
-		*lost++
-		fbOf(ex).Rescue()
-		return within(t, c, "the executor never took the post, even after a rescue")
-	}
-}
-
 // A Close posted while the executor runs what its loop drained (a Do's
 // function here) is taken by the drain at the start of its next poll,
 // which then found nothing runnable and parked: the post was taken, so

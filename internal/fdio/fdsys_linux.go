@@ -124,9 +124,6 @@ func ConnectNow(fd int, sa unix.Sockaddr) error {
 // (a non-blocking Unix socket).
 func Connect(fd int, sa unix.Sockaddr) error { return unix.Connect(fd, sa) }
 
-// Bind is bind(2).
-func Bind(fd int, sa unix.Sockaddr) error { return unix.Bind(fd, sa) }
-
 // Dup duplicates fd (F_DUPFD_CLOEXEC).
 func Dup(fd int) (int, error) {
 	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
@@ -135,6 +132,3 @@ func Dup(fd int) (int, error) {
 	}
 	return nfd, nil
 }
-
-// SetBlocking clears O_NONBLOCK on fd's open file description.
-func SetBlocking(fd int) error { return unix.SetNonblock(fd, false) }

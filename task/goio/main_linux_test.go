@@ -103,9 +103,6 @@ func within[R any](t *testing.T, c <-chan R, what string) R {
 	}
 }
 
-// errf is a formatted error (for a task's or goroutine's failure).
-func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
 // sprintErr is err, or, when there is none, an error saying what went
 // wrong with n.
 func sprintErr(what string, n int, err error) error {
