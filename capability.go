@@ -63,6 +63,10 @@ const (
 	// CapNAPIStaticTracking: IO_URING_NAPI_TRACKING_STATIC and the NAPI
 	// opcodes of REGISTER_NAPI (6.13).
 	CapNAPIStaticTracking = Capability(feature.CapNAPIStaticTracking)
+	// CapTimeoutETimeSuccess: IORING_TIMEOUT_ETIME_SUCCESS (5.16), a
+	// TIMEOUT whose expiry does not fail its link, so the ops linked after
+	// it run.
+	CapTimeoutETimeSuccess = Capability(feature.CapTimeoutETimeSuccess)
 )
 
 // Capabilities lists every capability, in order.

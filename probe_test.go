@@ -182,7 +182,7 @@ func TestKernelRelease(t *testing.T) {
 
 func TestCapabilityNames(t *testing.T) {
 	caps := uring.Capabilities()
-	require.Len(t, caps, int(uring.CapNAPIStaticTracking)+1)
+	require.Len(t, caps, int(uring.CapTimeoutETimeSuccess)+1)
 	for i, c := range caps {
 		require.Equal(t, uring.Capability(i), c)
 		require.NotEmpty(t, c.String())

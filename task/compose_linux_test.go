@@ -12,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/pure-uring/uring"
+	"github.com/pure-uring/uring/internal/testutil"
 )
 
 func TestGroupWaitAll(t *testing.T) {
@@ -99,4 +102,32 @@ func TestLinkChain(t *testing.T) {
 	})
 	require.ErrorIs(t, err, unix.EBADF)
 	require.Equal(t, -int32(unix.ECANCELED), res[1].Res)
+}
+
+// A TimeoutOp delays the ops linked after it: its -ETIME is no error and
+// the write after it runs. Before 5.16 (no ETIME_SUCCESS) the kernel
+// cancels what follows, as TimeoutOp says. The chain's timeout had no
+// ETIME_SUCCESS, and every op after a TimeoutOp completed with -ECANCELED
+// on every kernel.
+func TestLinkTimeoutDelaysTheRest(t *testing.T) {
+	requireRing(t)
+	ex := newExec(t)
+	r, w := pipe(t)
+	var res []Result
+	err := runTask(t, ex, func(tk *T) error {
+		var err error
+		res, err = tk.Link(TimeoutOp(5*time.Millisecond), WriteOp(w, []byte("late"), CurrentPos))
+		return err
+	})
+	if capErr := uring.CheckCapability(uring.CapTimeoutETimeSuccess); capErr != nil {
+		require.ErrorIs(t, err, unix.ECANCELED)
+		require.Equal(t, []int32{-int32(unix.ETIME), -int32(unix.ECANCELED)}, []int32{res[0].Res, res[1].Res})
+		testutil.Require(t, capErr) // fails on a kernel that should have it
+	}
+	require.NoError(t, err)
+	require.Equal(t, []int32{-int32(unix.ETIME), 4}, []int32{res[0].Res, res[1].Res})
+	buf := make([]byte, 8)
+	n, err := unix.Read(r, buf)
+	require.NoError(t, err)
+	require.Equal(t, "late", string(buf[:n]))
 }

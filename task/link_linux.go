@@ -36,7 +36,10 @@ func WriteOp(fd int, buf []byte, off int64) Op {
 // FsyncOp flushes fd.
 func FsyncOp(fd int, flags uint32) Op { return Op{code: iop.Fsync, fd: fd, flag: flags} }
 
-// TimeoutOp completes after d (-ETIME is its success).
+// TimeoutOp completes after d (-ETIME is its success): a delay before the
+// ops linked after it. Before Linux 5.16 (no IORING_TIMEOUT_ETIME_SUCCESS,
+// uring.CapTimeoutETimeSuccess) the kernel fails the link at its expiry,
+// and the ops after it complete with -ECANCELED.
 func TimeoutOp(d time.Duration) Op { return Op{code: iop.Sleep, fd: -1, d: d} }
 
 // SQEOp is any SQE prep fills; memory it points at is the caller's to keep.

@@ -40,6 +40,7 @@ var capCache cache[Capability]
 //	SocketCmd            URING_CMD SOCKET_URING_OP_SIOCINQ on a UDP socket: 0
 //	SocketGetsockname    URING_CMD SOCKET_URING_OP_GETSOCKNAME on a UDP socket: 0
 //	NAPIStaticTracking   REGISTER_NAPI with IO_URING_NAPI_TRACKING_STATIC: success
+//	TimeoutETimeSuccess  TIMEOUT|TIMEOUT_ETIME_SUCCESS of 1 µs: -ETIME
 //
 // A "no" is EINVAL (or, for socket commands, EOPNOTSUPP) where the kernel
 // rejects what it does not know, or a multishot request that completes
@@ -191,6 +192,19 @@ var capProbes = [capCount]func(Capability) error{
 			n := sys.NAPI{Opcode: sys.NAPIRegisterOp, OpParam: sys.NAPITrackingStatic}
 			_, err := register(r.fd, sys.RegisterNAPI, &n, 1)
 			return answer(c.feature(), c.Since(), err)
+		})
+	},
+	CapTimeoutETimeSuccess: func(c Capability) error {
+		return onRing(c, sys.Params{}, func(r *probe) error {
+			ts := new(sys.Timespec)
+			r.pin.Pin(ts)
+			res, err := r.one(func(s *sys.SQE) error {
+				return sqe.Timeout(s, ts, time.Microsecond, 0, sys.TimeoutETimeSuccess)
+			})
+			if err != nil {
+				return err
+			}
+			return resAnswer(c, res.res, unix.ETIME)
 		})
 	},
 }

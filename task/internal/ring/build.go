@@ -5,6 +5,7 @@ package ring
 import (
 	"golang.org/x/sys/unix"
 
+	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/sockaddr"
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
@@ -177,7 +178,13 @@ func buildLinked(s *sys.SQE, ts *sys.Timespec, o *iop.Op) error {
 	case iop.Fsync:
 		return sqe.Fsync(s, o.Fd, uint32(o.Flags))
 	case iop.Sleep:
-		return sqe.Timeout(s, ts, max(o.Dur, 0), 0, 0)
+		// Its expiry (-ETIME) fails the link unless the kernel takes
+		// ETIME_SUCCESS (5.16): then the ops after it run.
+		var flags uint32
+		if uring.CheckCapability(uring.CapTimeoutETimeSuccess) == nil {
+			flags = sys.TimeoutETimeSuccess
+		}
+		return sqe.Timeout(s, ts, max(o.Dur, 0), 0, flags)
 	default:
 		sqe.Nop(s)
 		return nil
