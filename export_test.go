@@ -2,6 +2,8 @@
 
 package uring
 
+import "github.com/pure-uring/uring/sys"
+
 // What the tests of package uring_test see of a Ring's insides.
 
 // CloseStats reports what Close did on r: rounds of wake CQEs posted,
@@ -34,3 +36,14 @@ func IsClosing(r *Ring) bool { return r.life.closed.Load() }
 // InlineSkip returns how many SubmitAndWait calls on r will wait the plain
 // way before the inline-first path is tried again (sq_inline.go).
 func InlineSkip(r *Ring) uint32 { return r.inline.skip.Load() }
+
+// NextSQSlot is the SQ slot of the next SQE GetSQE hands out.
+func NextSQSlot(r *Ring) uint32 { return r.sq.sqeTail & r.sq.mask }
+
+// SetSQIndex writes idx into the SQ index array at slot (the kernel reads
+// the SQE at idx for that slot's submission): an idx of at least the SQ's
+// size makes the kernel drop the submission.
+func SetSQIndex(r *Ring, slot, idx uint32) {
+	p := &r.params
+	sys.Uint32sAt(r.life.regions[0], p.SQOff.Array, p.SQEntries)[slot] = idx
+}
