@@ -38,6 +38,7 @@ type File struct {
 	// calling goroutine.
 	cached bool
 	append bool // opened with O_APPEND
+	stream bool // no position (a FIFO, a socket, a tty): read(2) and write(2), as os's
 
 	// mu guards the file position; Read, Write and Seek hold it throughout,
 	// so concurrent calls move it one after another (read(2), write(2)
@@ -62,7 +63,9 @@ func (e *Env) OpenFile(name string, flags int, perm os.FileMode) (*File, error) 
 	if err != nil {
 		return nil, openError(name, err)
 	}
-	return &File{rt: e.rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0, append: flags&syscall.O_APPEND != 0}, nil
+	_, serr := fdio.Seek(fd, 0, io.SeekCurrent)
+	return &File{rt: e.rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0,
+		append: flags&syscall.O_APPEND != 0, stream: errors.Is(serr, syscall.ESPIPE)}, nil
 }
 
 // errnoOf is the errno an operation error carries (os reports the bare
@@ -116,6 +119,9 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	if len(b) == 0 { // as os's: no system call, no error even after Close
 		return 0, nil
 	}
+	if f.stream { // as os's pread(2)
+		return 0, f.pathErr("read", syscall.ESPIPE)
+	}
 	if err := f.begin(); err != nil {
 		return 0, f.pathErr("read", err)
 	}
@@ -168,6 +174,9 @@ func (f *File) WriteAt(b []byte, off int64) (int, error) {
 	if len(b) == 0 { // as os's: no system call, no error even after Close
 		return 0, nil
 	}
+	if f.stream { // as os's pwrite(2)
+		return 0, f.pathErr("write", syscall.ESPIPE)
+	}
 	return f.write(b, off)
 }
 
@@ -217,6 +226,9 @@ func (f *File) Read(b []byte) (int, error) {
 		f.g.Release()
 		return 0, nil
 	}
+	if f.stream {
+		return f.readStream(b)
+	}
 	f.mu.Lock() // held across the read, as read(2) holds the kernel's f_pos_lock
 	defer f.mu.Unlock()
 	n, err := f.ReadAt(b, f.off)
@@ -227,10 +239,30 @@ func (f *File) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// readStream is Read on a file without a position: one read(2), which
+// returns what is there (0 and io.EOF once the writers are gone).
+func (f *File) readStream(b []byte) (int, error) {
+	if err := f.begin(); err != nil {
+		return 0, f.pathErr("read", err)
+	}
+	defer f.g.Release()
+	n, err := call(context.Background(), f.rt, f.ex, func(t *task.T) (int, error) { return t.Read(f.fd, b, task.CurrentPos) })
+	switch {
+	case err != nil:
+		return n, f.pathErr("read", errnoOf(err))
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
 // Write writes at the file's offset and advances it.
 func (f *File) Write(b []byte) (int, error) {
 	if f == nil {
 		return 0, nilReceiver("File.Write")
+	}
+	if f.stream {
+		return f.write(b, task.CurrentPos)
 	}
 	f.mu.Lock() // held across the write, as write(2) holds the kernel's f_pos_lock
 	defer f.mu.Unlock()
@@ -265,6 +297,11 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 		return 0, f.pathErr("seek", err)
 	}
 	defer f.g.Release()
+	// A pipe, FIFO or socket has no position: ESPIPE, as os's, and no
+	// wait for a Read that holds the lock.
+	if _, err := fdio.Seek(f.fd, 0, io.SeekCurrent); err != nil {
+		return 0, f.pathErr("seek", errnoOf(err))
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var pos int64

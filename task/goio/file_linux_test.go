@@ -414,3 +414,47 @@ func TestFileCallsLikeOS(t *testing.T) {
 		return On(rt).OpenFile(name, flags, 0)
 	})
 }
+
+// A FIFO has no position, as with os: Seek, ReadAt and WriteAt fail with
+// ESPIPE (Seek without waiting for a Read blocked on the FIFO), Read and
+// Write move the data. Seek returned a position; on the fallback backend
+// Read failed with ESPIPE (a pread at the File's offset).
+func TestFileFIFOLikeOS(t *testing.T) {
+	rt := newRuntime(t, 1)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, unix.Mkfifo(fifo, 0o600))
+	of, tf := openBoth(t, rt, fifo, os.O_RDWR)
+	read := make(chan error, 1)
+	go func() {
+		_, err := tf.Read(make([]byte, 4))
+		read <- err
+	}()
+	_, oerr := of.Seek(0, io.SeekStart)
+	_, terr := tf.Seek(0, io.SeekStart)
+	require.ErrorIs(t, oerr, unix.ESPIPE)
+	require.ErrorIs(t, terr, unix.ESPIPE)
+	require.Equal(t, oerr.Error(), terr.Error())
+	_, err := of.Write([]byte("data"))
+	require.NoError(t, err)
+	select {
+	case err := <-read:
+		require.NoError(t, err)
+	case <-time.After(hangGuard):
+		t.Fatal("the FIFO's Read never returned")
+	}
+	_, oerr = of.ReadAt(make([]byte, 1), 0)
+	_, terr = tf.ReadAt(make([]byte, 1), 0)
+	require.ErrorIs(t, terr, unix.ESPIPE)
+	require.Equal(t, oerr.Error(), terr.Error())
+	_, oerr = of.WriteAt([]byte("x"), 0)
+	_, terr = tf.WriteAt([]byte("x"), 0)
+	require.ErrorIs(t, terr, unix.ESPIPE)
+	require.Equal(t, oerr.Error(), terr.Error())
+	n, err := tf.Write([]byte("back"))
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+	b := make([]byte, 8)
+	n, err = of.Read(b)
+	require.NoError(t, err)
+	require.Equal(t, "back", string(b[:n]))
+}

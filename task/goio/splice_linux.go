@@ -173,6 +173,9 @@ func withFile(f *File, op string, fn func(ff *fdFile) (int64, error)) (n int64, 
 		return 0, &os.PathError{Op: op, Path: f.name, Err: os.ErrClosed}, true
 	}
 	defer f.g.Release()
+	if f.stream {
+		return 0, nil, false // no position to splice at: a copy through Read and Write
+	}
 	f.mu.Lock()
 	pos := f.off
 	f.mu.Unlock()
