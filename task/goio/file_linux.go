@@ -288,7 +288,9 @@ func (f *File) Write(b []byte) (int, error) {
 // (io.SeekStart), the current offset (io.SeekCurrent) or the end of the
 // file (io.SeekEnd, lseek(2)'s answer: a block device's size too), as
 // *os.File's does: offsets past the end are allowed, before the start are
-// not. On error the offset is unchanged and 0 is returned.
+// not. On error the offset is unchanged and 0 is returned. A FIFO, socket
+// or terminal has no offset: Seek, ReadAt and WriteAt fail with ESPIPE
+// there, and Read and Write move the data, as os's.
 func (f *File) Seek(offset int64, whence int) (int64, error) {
 	if f == nil {
 		return 0, nilReceiver("File.Seek")
