@@ -39,6 +39,7 @@ type File struct {
 	cached bool
 	append bool // opened with O_APPEND
 	stream bool // no position (a FIFO, a socket, a tty): read(2) and write(2), as os's
+	isDir  bool // a directory: ReadDir moves the kernel's position, which Seek answers
 
 	// mu guards the file position; Read, Write and Seek hold it throughout,
 	// so concurrent calls move it one after another (read(2), write(2)
@@ -64,8 +65,10 @@ func (e *Env) OpenFile(name string, flags int, perm os.FileMode) (*File, error) 
 		return nil, openError(name, err)
 	}
 	_, serr := fdio.Seek(fd, 0, io.SeekCurrent)
+	var st syscall.Stat_t
+	dir := fdio.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
 	return &File{rt: e.rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0,
-		append: flags&syscall.O_APPEND != 0, stream: errors.Is(serr, syscall.ESPIPE)}, nil
+		append: flags&syscall.O_APPEND != 0, stream: errors.Is(serr, syscall.ESPIPE), isDir: dir}, nil
 }
 
 // errnoOf is the errno an operation error carries (os reports the bare
@@ -306,6 +309,15 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.isDir && (whence == io.SeekStart || whence == io.SeekCurrent || whence == io.SeekEnd) {
+		// The position ReadDir moves is the kernel's: lseek(2) answers, as os's.
+		pos, err := fdio.Seek(f.fd, offset, whence)
+		if err != nil {
+			return 0, f.pathErr("seek", errnoOf(err))
+		}
+		f.off = pos
+		return pos, nil
+	}
 	var pos int64
 	switch whence {
 	case io.SeekStart:
