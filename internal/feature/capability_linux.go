@@ -196,11 +196,7 @@ var capProbes = [capCount]func(Capability) error{
 	},
 	CapTimeoutETimeSuccess: func(c Capability) error {
 		return onRing(c, sys.Params{}, func(r *probe) error {
-			ts := new(sys.Timespec)
-			r.pin.Pin(ts)
-			res, err := r.one(func(s *sys.SQE) error {
-				return sqe.Timeout(s, ts, time.Microsecond, 0, sys.TimeoutETimeSuccess)
-			})
+			res, err := r.timeout(0, sys.TimeoutETimeSuccess)
 			if err != nil {
 				return err
 			}
@@ -348,16 +344,20 @@ func probeMultishotRecv(c Capability) error {
 
 func probeMultishotTimeout(c Capability) error {
 	return onRing(c, sys.Params{}, func(r *probe) error {
-		ts := new(sys.Timespec)
-		r.pin.Pin(ts)
-		res, err := r.one(func(s *sys.SQE) error {
-			return sqe.Timeout(s, ts, time.Microsecond, 2, sys.TimeoutMultishot)
-		})
+		res, err := r.timeout(2, sys.TimeoutMultishot)
 		if err != nil {
 			return err
 		}
 		return multishotAnswer(c, res)
 	})
+}
+
+// timeout runs a TIMEOUT of 1 µs with count and flags and returns its
+// first CQE.
+func (r *probe) timeout(count, flags uint32) (cqe, error) {
+	ts := new(sys.Timespec)
+	r.pin.Pin(ts)
+	return r.one(func(s *sys.SQE) error { return sqe.Timeout(s, ts, time.Microsecond, count, flags) })
 }
 
 // socketCmd tries the URING_CMD that sqe builds on a UDP socket: 0 (or a
