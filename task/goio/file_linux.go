@@ -18,6 +18,7 @@ import (
 	"github.com/pure-uring/uring/internal/fdio"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio/internal/zerocopy"
 )
 
 // File is a file whose reads and writes go through the runtime (each an
@@ -543,14 +544,14 @@ func (f *File) spliceTo(w io.Writer) (n int64, err error, handled bool) {
 		if dst.append {
 			return 0, nil, false // splice refuses O_APPEND
 		}
-		return withFile(f, "read", func(in *fdFile) (int64, error) {
-			return innerSplice(withFile(dst, "write", func(out *fdFile) (int64, error) {
+		return withFile(f, "read", func(in *zerocopy.FdFile) (int64, error) {
+			return innerSplice(withFile(dst, "write", func(out *zerocopy.FdFile) (int64, error) {
 				return spliceFiles(f.rt, f.ex, in, out, math.MaxInt64)
 			}))
 		})
-	case osFile:
-		return withFile(f, "read", func(in *fdFile) (int64, error) {
-			return innerSplice(withOSFile(dst, func(out *fdFile) (int64, error) {
+	case zerocopy.OSFile:
+		return withFile(f, "read", func(in *zerocopy.FdFile) (int64, error) {
+			return innerSplice(zerocopy.WithOSFile(dst, func(out *zerocopy.FdFile) (int64, error) {
 				return spliceFiles(f.rt, f.ex, in, out, math.MaxInt64)
 			}))
 		})
@@ -559,10 +560,10 @@ func (f *File) spliceTo(w io.Writer) (n int64, err error, handled bool) {
 }
 
 // innerSplice passes on the result of a splice nested in another's
-// callback: not handled becomes errNotHandled.
+// callback: not handled becomes zerocopy.ErrNotHandled.
 func innerSplice(n int64, err error, handled bool) (int64, error) {
 	if !handled {
-		return 0, errNotHandled
+		return 0, zerocopy.ErrNotHandled
 	}
 	return n, err
 }
@@ -588,7 +589,7 @@ func (f *File) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func (f *File) spliceFrom(r io.Reader) (n int64, err error, handled bool) {
-	r, lr, remain := limited(r)
+	r, lr, remain := zerocopy.Limited(r)
 	if remain <= 0 {
 		return 0, nil, true
 	}
@@ -597,19 +598,19 @@ func (f *File) spliceFrom(r io.Reader) (n int64, err error, handled bool) {
 		if f.append {
 			return 0, nil, false // splice refuses O_APPEND, after the socket's data left it
 		}
-		n, err, handled = withFile(f, "write", func(out *fdFile) (int64, error) { return src.spliceToFd(out, remain) })
+		n, err, handled = withFile(f, "write", func(out *zerocopy.FdFile) (int64, error) { return src.spliceToFd(out, remain) })
 	case *File:
 		if f.append {
 			return 0, nil, false // splice refuses O_APPEND
 		}
-		n, err, handled = withFile(f, "write", func(out *fdFile) (int64, error) {
-			return innerSplice(withFile(src, "read", func(in *fdFile) (int64, error) {
+		n, err, handled = withFile(f, "write", func(out *zerocopy.FdFile) (int64, error) {
+			return innerSplice(withFile(src, "read", func(in *zerocopy.FdFile) (int64, error) {
 				return spliceFiles(f.rt, f.ex, in, out, remain)
 			}))
 		})
-	case osFile:
-		n, err, handled = withFile(f, "write", func(out *fdFile) (int64, error) {
-			return innerSplice(withOSFile(src, func(in *fdFile) (int64, error) {
+	case zerocopy.OSFile:
+		n, err, handled = withFile(f, "write", func(out *zerocopy.FdFile) (int64, error) {
+			return innerSplice(zerocopy.WithOSFile(src, func(in *zerocopy.FdFile) (int64, error) {
 				return spliceFiles(f.rt, f.ex, in, out, remain)
 			}))
 		})

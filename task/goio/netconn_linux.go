@@ -20,6 +20,7 @@ import (
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio/internal/zerocopy"
 )
 
 // sock is what a Conn and a PacketConn share: the fd, the executor its
@@ -467,7 +468,7 @@ func (s *sock) guarded(op string, fn func(fd int) error) error {
 // io_uring RECV or SEND.
 type Conn struct {
 	sock
-	rpipe, wpipe splicePipe                         // ReadFrom/WriteTo's pipes: under rmu / wmu
+	rpipe, wpipe zerocopy.Pipe                      // ReadFrom/WriteTo's pipes: under rmu / wmu
 	chainCancel  atomic.Pointer[context.CancelFunc] // the splice chain in flight (spliceChains)
 }
 
@@ -530,8 +531,8 @@ func (c *Conn) Close() error {
 		return nilReceiver("Conn.Close")
 	}
 	err := c.close(c.cancelChain, func() {
-		c.rpipe.close()
-		c.wpipe.close()
+		c.rpipe.Close()
+		c.wpipe.Close()
 	})
 	if err != nil {
 		return c.opErr("close", err)

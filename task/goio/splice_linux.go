@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/pure-uring/uring/sqe"
 	"github.com/pure-uring/uring/sys"
 	"github.com/pure-uring/uring/task"
+	"github.com/pure-uring/uring/task/goio/internal/zerocopy"
 )
 
 // io.Copy without user-space copies, as net's splice and sendfile: Conn
@@ -37,138 +37,9 @@ import (
 // it). A socket source is polled (POLL_ADD) before each splice, so an
 // idle connection holds no worker.
 
-// splicePipeSize is the pipe capacity asked for (F_SETPIPE_SZ): the bytes
-// moved per splice pair. 1 MiB is the default fs.pipe-max-size.
-const splicePipeSize = 1 << 20
-
-// splicePipe is the pipe between the two halves of a splice.
-type splicePipe struct {
-	r, w, size int
-	open       bool
-}
-
-func (p *splicePipe) get() error {
-	if p.open {
-		return nil
-	}
-	r, w, n, err := fdio.Pipe(splicePipeSize)
-	if err != nil {
-		return sysErr("pipe2", err)
-	}
-	p.r, p.w, p.size, p.open = r, w, n, true
-	return nil
-}
-
-// close closes the pipe (also to drop what a failed splice left in it).
-func (p *splicePipe) close() {
-	if p.open {
-		_ = sys.Close(p.r)
-		_ = sys.Close(p.w)
-		p.open = false
-	}
-}
-
-// spliced counts the copies that went through splice or sendfile, no
-// byte through user space; sentfile those through sendfile (for the
-// tests).
-var spliced, sentfile atomic.Int64
-
-// errNotHandled: the first splice was refused; copy another way.
-var errNotHandled = errors.New("goio: splice not possible")
-
-// pump moves up to remain bytes: fill puts up to n bytes into the pipe (0
-// at the source's end), drain moves up to n of them out. A fill refused
-// (or, when the source can be read again, a drain refused) before anything
-// moved is errNotHandled when the kernel says splice does not work for
-// these fds.
-func pump(p *splicePipe, remain int64, fill func(n uint32) (int, error), drain func(n int) (int, error), rereadable bool) (int64, error) {
-	var written int64
-	for remain > 0 {
-		n, err := fill(uint32(min(remain, int64(p.size))))
-		if err != nil {
-			if written == 0 && spliceRefused(err) {
-				return 0, errNotHandled
-			}
-			return written, err
-		}
-		if written == 0 {
-			spliced.Add(1)
-		}
-		if n == 0 {
-			return written, nil
-		}
-		remain -= int64(n)
-		for n > 0 {
-			m, err := drain(n)
-			written += int64(m)
-			n -= m
-			if err == nil && m == 0 {
-				err = io.ErrShortWrite
-			}
-			if err != nil {
-				p.close() // bytes may be left in it
-				if written == 0 && rereadable && spliceRefused(err) {
-					return 0, errNotHandled // nothing consumed: copy another way
-				}
-				return written, err
-			}
-		}
-	}
-	return written, nil
-}
-
-// spliceRefused reports an answer meaning "splice cannot do this".
-func spliceRefused(err error) bool {
-	return errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS)
-}
-
-// fdFile is a regular file's fd and its position, for a splice.
-type fdFile struct {
-	fd  int
-	off int64
-}
-
-// osFile is an *os.File, or a type that embeds one (os's own wrappers).
-type osFile interface {
-	syscall.Conn
-	io.Seeker
-	Stat() (os.FileInfo, error)
-}
-
-// withOSFile runs fn with f's fd and position when f is a regular file,
-// and moves the position past what fn moved. handled is false for other
-// files.
-func withOSFile(f osFile, fn func(ff *fdFile) (int64, error)) (n int64, err error, handled bool) {
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return 0, nil, false
-	}
-	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, nil, false
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0, nil, false
-	}
-	cerr := rc.Control(func(fd uintptr) { n, err = fn(&fdFile{fd: int(fd), off: pos}) })
-	if cerr != nil {
-		return 0, cerr, true
-	}
-	if err == errNotHandled {
-		return 0, nil, false
-	}
-	if n > 0 {
-		if _, serr := f.Seek(pos+n, io.SeekStart); serr != nil && err == nil {
-			err = serr
-		}
-	}
-	return n, err, true
-}
-
 // withFile runs fn with f's fd (held open) and position, and advances the
 // position by what fn moved.
-func withFile(f *File, op string, fn func(ff *fdFile) (int64, error)) (n int64, err error, handled bool) {
+func withFile(f *File, op string, fn func(ff *zerocopy.FdFile) (int64, error)) (n int64, err error, handled bool) {
 	if !f.g.Acquire() {
 		return 0, &os.PathError{Op: op, Path: f.name, Err: os.ErrClosed}, true
 	}
@@ -179,22 +50,14 @@ func withFile(f *File, op string, fn func(ff *fdFile) (int64, error)) (n int64, 
 	f.mu.Lock()
 	pos := f.off
 	f.mu.Unlock()
-	n, err = fn(&fdFile{fd: f.fd, off: pos})
-	if err == errNotHandled {
+	n, err = fn(&zerocopy.FdFile{Fd: f.fd, Off: pos})
+	if err == zerocopy.ErrNotHandled {
 		return 0, nil, false
 	}
 	f.mu.Lock()
 	f.off = pos + n
 	f.mu.Unlock()
 	return n, err, true
-}
-
-// limited unwraps an *io.LimitedReader: the reader and how much to take.
-func limited(r io.Reader) (io.Reader, *io.LimitedReader, int64) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		return lr.R, lr, lr.N
-	}
-	return r, nil, math.MaxInt64
 }
 
 // ReadFrom copies from r until EOF (io.ReaderFrom) without user-space
@@ -224,18 +87,18 @@ type writerOnly struct{ io.Writer }
 type readerOnly struct{ io.Reader }
 
 func (c *Conn) spliceFrom(r io.Reader) (n int64, err error, handled bool) {
-	r, lr, remain := limited(r)
+	r, lr, remain := zerocopy.Limited(r)
 	if remain <= 0 {
 		return 0, nil, true
 	}
 	switch src := r.(type) {
 	case *File:
-		n, err, handled = withFile(src, "read", func(ff *fdFile) (int64, error) { return c.spliceFromFd(ff, remain) })
+		n, err, handled = withFile(src, "read", func(ff *zerocopy.FdFile) (int64, error) { return c.spliceFromFd(ff, remain) })
 	case *Conn:
 		n, err = spliceConns(src, c, remain)
 		handled = true
-	case osFile:
-		n, err, handled = withOSFile(src, func(ff *fdFile) (int64, error) { return c.spliceFromFd(ff, remain) })
+	case zerocopy.OSFile:
+		n, err, handled = zerocopy.WithOSFile(src, func(ff *zerocopy.FdFile) (int64, error) { return c.spliceFromFd(ff, remain) })
 	}
 	if lr != nil {
 		lr.N -= n
@@ -247,7 +110,7 @@ func (c *Conn) spliceFrom(r io.Reader) (n int64, err error, handled bool) {
 // file's size covers in linked chains (spliceChains), the rest (a file
 // that grew, or a chain that ended early) one splice at a time through c's
 // write request (its deadline and Close apply).
-func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
+func (c *Conn) spliceFromFd(ff *zerocopy.FdFile, remain int64) (int64, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed.Load() {
@@ -259,7 +122,7 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 		}
 	}
 	p := &c.wpipe
-	if err := p.get(); err != nil {
+	if err := p.Get(); err != nil {
 		return 0, err
 	}
 	written, err := c.spliceChains(p, ff, remain)
@@ -269,16 +132,16 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 	remain -= written
 	r := &c.wr
 	fill := func(n uint32) (int, error) {
-		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = ff.fd, ff.off, p.w, -1, n
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = ff.Fd, ff.Off, p.W, -1, n
 		m, err := c.io(r, "splice", reqSplice, nil)
-		ff.off += int64(m)
+		ff.Off += int64(m)
 		return m, err
 	}
 	drain := func(n int) (int, error) {
-		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, c.fd, -1, uint32(n)
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.R, -1, c.fd, -1, uint32(n)
 		return c.io(r, "splice", reqSplice, nil)
 	}
-	n, err := pump(p, remain, fill, drain, written == 0)
+	n, err := zerocopy.Pump(p, remain, fill, drain, written == 0)
 	return written + n, err
 }
 
@@ -289,21 +152,21 @@ func (c *Conn) spliceFromFd(ff *fdFile, remain int64) (int64, error) {
 // per socket bufferful beats the ring's file-pipe-socket splice pairs for
 // one connection. ok is false for a file that is not regular (the splice
 // path takes it). The caller holds c's write mutex.
-func (c *Conn) sendfileFrom(ff *fdFile, remain int64) (n int64, err error, ok bool) {
+func (c *Conn) sendfileFrom(ff *zerocopy.FdFile, remain int64) (n int64, err error, ok bool) {
 	var st syscall.Stat_t
-	if fdio.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if fdio.Fstat(ff.Fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return 0, nil, false
 	}
 	r := &c.wr
 	for remain > 0 {
-		r.spIn, r.spOffIn, r.spLen = ff.fd, ff.off, uint32(min(remain, maxIO))
+		r.spIn, r.spOffIn, r.spLen = ff.Fd, ff.Off, uint32(min(remain, maxIO))
 		m, err := c.io(r, "sendfile", reqSendfile, nil)
 		if n == 0 && m > 0 {
-			spliced.Add(1)
-			sentfile.Add(1)
+			zerocopy.Spliced.Add(1)
+			zerocopy.Sentfile.Add(1)
 		}
 		n += int64(m)
-		ff.off += int64(m)
+		ff.Off += int64(m)
 		remain -= int64(m)
 		if err != nil || m == 0 { // m == 0: the file ended
 			return n, err, true
@@ -325,14 +188,14 @@ const chainPairs = 8
 // so only the file's end or an error breaks a chain; then the bytes left
 // in the pipe are dropped and the offset stays after the bytes sent.
 // Close and the write deadline cancel a chain (ASYNC_CANCEL of its ops).
-func (c *Conn) spliceChains(p *splicePipe, ff *fdFile, remain int64) (int64, error) {
+func (c *Conn) spliceChains(p *zerocopy.Pipe, ff *zerocopy.FdFile, remain int64) (int64, error) {
 	var st syscall.Stat_t
-	if fdio.Fstat(ff.fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if fdio.Fstat(ff.Fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return 0, nil
 	}
-	remain = min(remain, st.Size-ff.off)
+	remain = min(remain, st.Size-ff.Off)
 	page := int64(os.Getpagesize())
-	psz := int64(p.size) &^ (page - 1)
+	psz := int64(p.Size) &^ (page - 1)
 	var written int64
 	for remain > 0 {
 		if c.closed.Load() {
@@ -344,13 +207,13 @@ func (c *Conn) spliceChains(p *splicePipe, ff *fdFile, remain int64) (int64, err
 		}
 		ops := make([]task.Op, 0, 2*chainPairs)
 		lens := make([]int64, 0, chainPairs)
-		off := ff.off
+		off := ff.Off
 		for len(lens) < chainPairs && remain > 0 {
 			n := min(remain, psz-off%page)
 			o := off
 			ops = append(ops,
-				task.SQEOp(func(s *sys.SQE) { _ = sqe.Splice(s, ff.fd, o, p.w, -1, uint32(n), 0) }),
-				task.SQEOp(func(s *sys.SQE) { _ = sqe.Splice(s, p.r, -1, c.fd, -1, uint32(n), 0) }))
+				task.SQEOp(func(s *sys.SQE) { _ = sqe.Splice(s, ff.Fd, o, p.W, -1, uint32(n), 0) }),
+				task.SQEOp(func(s *sys.SQE) { _ = sqe.Splice(s, p.R, -1, c.fd, -1, uint32(n), 0) }))
 			lens = append(lens, n)
 			off += n
 			remain -= n
@@ -392,15 +255,15 @@ func (c *Conn) spliceChains(p *splicePipe, ff *fdFile, remain int64) (int64, err
 			break
 		}
 		if written == 0 && sent > 0 {
-			spliced.Add(1)
+			zerocopy.Spliced.Add(1)
 		}
 		written += sent
-		ff.off += sent
+		ff.Off += sent
 		if whole {
 			continue
 		}
-		p.close() // what the chain left in the pipe goes
-		if err := p.get(); err != nil {
+		p.Close() // what the chain left in the pipe goes
+		if err := p.Get(); err != nil {
 			return written, err
 		}
 		switch {
@@ -451,16 +314,16 @@ func spliceConns(src, dst *Conn, remain int64) (int64, error) {
 		return 0, net.ErrClosed
 	}
 	p := &dst.wpipe
-	if err := p.get(); err != nil {
+	if err := p.Get(); err != nil {
 		return 0, err
 	}
 	r := &dst.wr
 	drain := func(n int) (int, error) {
-		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, dst.fd, -1, uint32(n)
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.R, -1, dst.fd, -1, uint32(n)
 		return dst.io(r, "splice", reqSplice, nil)
 	}
-	n, err := pump(p, remain, fillFromSock(&src.sock, p.w), drain, false)
-	if err == errNotHandled {
+	n, err := zerocopy.Pump(p, remain, fillFromSock(&src.sock, p.W), drain, false)
+	if err == zerocopy.ErrNotHandled {
 		err = os.NewSyscallError("splice", unix.EINVAL) // sockets always splice
 	}
 	return n, err
@@ -489,11 +352,11 @@ func (c *Conn) spliceTo(w io.Writer) (n int64, err error, handled bool) {
 		n, err = spliceConns(c, dst, math.MaxInt64)
 		return n, err, true
 	case *File:
-		return withFile(dst, "write", func(ff *fdFile) (int64, error) { return c.spliceToFd(ff, math.MaxInt64) })
-	case osFile:
-		return withOSFile(dst, func(ff *fdFile) (int64, error) {
-			if app, err := fdio.Appends(ff.fd); err != nil || app {
-				return 0, errNotHandled // splice refuses O_APPEND, after the socket's data left it
+		return withFile(dst, "write", func(ff *zerocopy.FdFile) (int64, error) { return c.spliceToFd(ff, math.MaxInt64) })
+	case zerocopy.OSFile:
+		return zerocopy.WithOSFile(dst, func(ff *zerocopy.FdFile) (int64, error) {
+			if app, err := fdio.Appends(ff.Fd); err != nil || app {
+				return 0, zerocopy.ErrNotHandled // splice refuses O_APPEND, after the socket's data left it
 			}
 			return c.spliceToFd(ff, math.MaxInt64)
 		})
@@ -503,25 +366,25 @@ func (c *Conn) spliceTo(w io.Writer) (n int64, err error, handled bool) {
 
 // spliceToFd moves up to remain bytes from c into the file at its
 // position, both halves through c's read request.
-func (c *Conn) spliceToFd(ff *fdFile, remain int64) (int64, error) {
+func (c *Conn) spliceToFd(ff *zerocopy.FdFile, remain int64) (int64, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
 	if c.closed.Load() {
 		return 0, net.ErrClosed
 	}
 	p := &c.rpipe
-	if err := p.get(); err != nil {
+	if err := p.Get(); err != nil {
 		return 0, err
 	}
 	r := &c.rd
 	drain := func(n int) (int, error) {
-		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.r, -1, ff.fd, ff.off, uint32(n)
+		r.spIn, r.spOffIn, r.spOut, r.spOffOut, r.spLen = p.R, -1, ff.Fd, ff.Off, uint32(n)
 		m, err := c.io(r, "splice", reqSplice, nil)
-		ff.off += int64(m)
+		ff.Off += int64(m)
 		return m, err
 	}
-	n, err := pump(p, remain, fillFromSock(&c.sock, p.w), drain, false)
-	if err == errNotHandled {
+	n, err := zerocopy.Pump(p, remain, fillFromSock(&c.sock, p.W), drain, false)
+	if err == zerocopy.ErrNotHandled {
 		err = os.NewSyscallError("splice", unix.EINVAL)
 	}
 	return n, err
@@ -529,24 +392,24 @@ func (c *Conn) spliceToFd(ff *fdFile, remain int64) (int64, error) {
 
 // spliceFiles moves up to remain bytes from file in to file out, as one
 // task on ex (of rt), through a pipe of its own.
-func spliceFiles(rt *task.Runtime, ex *task.Executor, in, out *fdFile, remain int64) (int64, error) {
-	var p splicePipe
-	if err := p.get(); err != nil {
+func spliceFiles(rt *task.Runtime, ex *task.Executor, in, out *zerocopy.FdFile, remain int64) (int64, error) {
+	var p zerocopy.Pipe
+	if err := p.Get(); err != nil {
 		return 0, err
 	}
-	defer p.close()
+	defer p.Close()
 	return call(context.Background(), rt, ex, func(t *task.T) (int64, error) {
 		fill := func(n uint32) (int, error) {
-			m, err := t.Splice(in.fd, in.off, p.w, -1, n, 0)
-			in.off += int64(m)
+			m, err := t.Splice(in.Fd, in.Off, p.W, -1, n, 0)
+			in.Off += int64(m)
 			return m, spliceErr(err)
 		}
 		drain := func(n int) (int, error) {
-			m, err := t.Splice(p.r, -1, out.fd, out.off, uint32(n), 0)
-			out.off += int64(m)
+			m, err := t.Splice(p.R, -1, out.Fd, out.Off, uint32(n), 0)
+			out.Off += int64(m)
 			return m, spliceErr(err)
 		}
-		return pump(&p, remain, fill, drain, true)
+		return zerocopy.Pump(&p, remain, fill, drain, true)
 	})
 }
 

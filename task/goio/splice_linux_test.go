@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pure-uring/uring/task/goio/internal/zerocopy"
 )
 
 // randomData is n reproducible random bytes.
@@ -41,9 +43,9 @@ func readAllAsync(c net.Conn) <-chan []byte {
 // spliceUsed asserts that fn moved its data through splice.
 func spliceUsed(t *testing.T, want bool, fn func()) {
 	t.Helper()
-	before := spliced.Load()
+	before := zerocopy.Spliced.Load()
 	fn()
-	require.Equal(t, want, spliced.Load() > before, "splice used")
+	require.Equal(t, want, zerocopy.Spliced.Load() > before, "splice used")
 }
 
 // TestConnReadFromSendfile: a regular file goes into a Conn whose waits
@@ -60,7 +62,7 @@ func TestConnReadFromSendfile(t *testing.T) {
 	require.NoError(t, err)
 	d, a := pairOf(t, rtListen(rt), netDial, "tcp")
 	got := readAllAsync(d)
-	before := sentfile.Load()
+	before := zerocopy.Sentfile.Load()
 	n, err := a.(*Conn).ReadFrom(f)
 	require.NoError(t, err)
 	require.EqualValues(t, len(data)-3, n)
@@ -71,7 +73,7 @@ func TestConnReadFromSendfile(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, len(data), pos)
 	ring := rt.Executors()[0].RingConnWaits()
-	require.Equal(t, !ring, sentfile.Load() > before, "sendfile used (ring waits: %v)", ring)
+	require.Equal(t, !ring, zerocopy.Sentfile.Load() > before, "sendfile used (ring waits: %v)", ring)
 }
 
 // Conn.ReadFrom sends a File, a regular *os.File (also through os's own
