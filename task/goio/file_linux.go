@@ -65,11 +65,20 @@ func (e *Env) OpenFile(name string, flags int, perm os.FileMode) (*File, error) 
 	if err != nil {
 		return nil, openError(name, err)
 	}
-	_, serr := fdio.Seek(fd, 0, io.SeekCurrent)
+	f := &File{rt: e.rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0, append: flags&syscall.O_APPEND != 0}
 	var st syscall.Stat_t
-	dir := fdio.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
-	return &File{rt: e.rt, ex: ex, fd: fd, name: name, cached: flags&syscall.O_DIRECT == 0,
-		append: flags&syscall.O_APPEND != 0, stream: errors.Is(serr, syscall.ESPIPE), isDir: dir}, nil
+	if fdio.Fstat(fd, &st) == nil {
+		switch st.Mode & syscall.S_IFMT {
+		case syscall.S_IFDIR:
+			f.isDir = true
+		case syscall.S_IFIFO, syscall.S_IFSOCK:
+			f.stream = true
+		case syscall.S_IFCHR: // a terminal has no position, /dev/null has one
+			_, err := fdio.Seek(fd, 0, io.SeekCurrent)
+			f.stream = errors.Is(err, syscall.ESPIPE)
+		}
+	}
+	return f, nil
 }
 
 // errnoOf is the errno an operation error carries (os reports the bare
@@ -303,10 +312,8 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 		return 0, f.pathErr("seek", err)
 	}
 	defer f.g.Release()
-	// A pipe, FIFO or socket has no position: ESPIPE, as os's, and no
-	// wait for a Read that holds the lock.
-	if _, err := fdio.Seek(f.fd, 0, io.SeekCurrent); err != nil {
-		return 0, f.pathErr("seek", errnoOf(err))
+	if f.stream { // no position: ESPIPE, as os's lseek(2), and no wait for a Read that holds the lock
+		return 0, f.pathErr("seek", syscall.ESPIPE)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
