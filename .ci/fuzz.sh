@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target in the module for FUZZTIME each (default 10s),
+# Runs every fuzz target in the module for FUZZTIME each (default 10s; a
+# count such as 50000x runs that many executions, with no deadline),
 # one target at a time, and fails on any crasher (go test writes it to the
 # package's testdata/fuzz/<Target>/ so it becomes a regression input; commit
 # it after fixing the bug). Prints one line per target and a summary line
@@ -22,13 +23,14 @@ while read -r pkg target; do
 	log=$(mktemp)
 	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1
 	rc=$?
-	if [ $rc -ne 0 ] && ! grep -q 'Failing input written to' "$log"; then
-		# No crasher was written: the fuzzing engine itself failed (a worker
-		# it judged hung on a loaded 2-core machine). Say why, and try once more.
-		echo "note $pkg $target: fuzz run failed without a crasher, retrying:"
-		tail -5 "$log" | sed 's/^/    /'
-		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1
-		rc=$?
+	if [ $rc -ne 0 ] && ! grep -q 'Failing input written to' "$log" &&
+		[ "$(grep -A1 -E '^--- FAIL: ' "$log" | tail -1 | xargs)" = "context deadline exceeded" ]; then
+		# Go's fuzz coordinator before 1.27 can fail a duration budget at its
+		# end with this and no crasher (go.dev/issue/75804: the -fuzztime
+		# deadline escapes its own filter). A count budget (NNNx, CI's) has
+		# no deadline; here it is that bug, not the target: say so.
+		echo "note $pkg $target: go.dev/issue/75804 (a -fuzztime deadline reported as a failure; no crasher)"
+		rc=0
 	fi
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
 	execs=${execs:-0}
@@ -39,7 +41,7 @@ while read -r pkg target; do
 		grep -E 'Failing input written to|--- FAIL|panic:|fuzz_test.go|_test.go:[0-9]+' "$log" | head -20 | sed 's/^/    /'
 		tail -5 "$log" | sed 's/^/    /'
 	else
-		echo "ok   $pkg $target: $execs execs in $FUZZTIME"
+		echo "ok   $pkg $target: $execs execs ($FUZZTIME)"
 	fi
 	rm -f "$log"
 done <<<"$targets"
