@@ -4,8 +4,9 @@ package sqe_test
 
 import (
 	"fmt"
-	"os"
 	"runtime"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/cqe"
@@ -22,17 +23,20 @@ func Example() {
 	}
 	defer ring.Close()
 
-	pr, pw, err := os.Pipe()
-	if err != nil {
+	// A nonblocking pipe: the kernel writes and reads it inline (or polls
+	// it) instead of handing the request to an io-wq worker thread, which
+	// 5.10 to 6.1 can fail to start (the request then ends ECANCELED).
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer pr.Close()
-	defer pw.Close()
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
 
 	msg := []byte("hello")
 	buf := make([]byte, 16)
-	if err := queueWrite(ring, int(pw.Fd()), msg); err != nil {
+	if err := queueWrite(ring, p[1], msg); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -41,7 +45,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	if err := sqe.Read(s, int(pr.Fd()), buf, 0); err != nil {
+	if err := sqe.Read(s, p[0], buf, 0); err != nil {
 		fmt.Println(err)
 		return
 	}
