@@ -26,6 +26,8 @@ func Example() {
 	// A nonblocking pipe: the kernel writes and reads it inline (or polls
 	// it) instead of handing the request to an io-wq worker thread, which
 	// 5.10 to 6.1 can fail to start (the request then ends ECANCELED).
+	// Code that needs io-wq calls reg.StartIOWorkers on its locked thread
+	// first, as poll and task do.
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
 		fmt.Println(err)
