@@ -10,7 +10,8 @@ import (
 )
 
 // TestZeroAllocs: the steady-state paths allocate nothing: loop-thread
-// submit and dispatch (Start + handler, batches of 32 NOPs), and a
+// submit and dispatch (Start + handler, batches of 32 NOPs; PrepBatch +
+// batch handler, the same), and a
 // cross-goroutine Do with a static prep function.
 func TestZeroAllocs(t *testing.T) {
 	for _, st := range []Strategy{Block, Spin, IOPoll, Park} {
@@ -32,6 +33,15 @@ func TestZeroAllocs(t *testing.T) {
 			run() // warm up: slot table, queue buffers
 			require.Zero(t, testing.AllocsPerRun(50, run), "Start/dispatch")
 			require.Zero(t, d.bad)
+			bn := &batchNops{l: l, n: 32, done: make(chan struct{}, 1)}
+			runBatch := func() {
+				if err := bn.run(320); err != nil {
+					panic(err)
+				}
+			}
+			runBatch()
+			require.Zero(t, testing.AllocsPerRun(50, runBatch), "PrepBatch/dispatch")
+			require.Zero(t, bn.bad)
 			ctx := context.Background()
 			do := func() {
 				if _, err := l.Do(ctx, prepNop); err != nil {

@@ -241,8 +241,13 @@ func (c *Core) cancelAll() bool {
 		return true
 	}
 	for i := range c.slots {
-		if c.slots[i].gen&1 != 0 { // in flight
-			if !c.cancelUserData(uint64(token(uint32(i), c.slots[i].gen))) {
+		s := &c.slots[i]
+		if s.gen&1 == 0 { // free
+			continue
+		}
+		t := token(uint32(i), s.gen)
+		for k := range max(1, int(s.size)) { // a batch: each SQE's user_data
+			if !c.cancelUserData(uint64(t.At(k))) {
 				return false
 			}
 		}
@@ -253,12 +258,18 @@ func (c *Core) cancelAll() bool {
 	return true
 }
 
-// cancelUserData queues an ASYNC_CANCEL of the request with user_data ud;
-// false when the SQ is full.
+// cancelUserData queues an ASYNC_CANCEL of the request with user_data ud,
+// submitting once to make room when the SQ is full (a batch asks for one
+// cancel per SQE); false when the SQ stayed full.
 func (c *Core) cancelUserData(ud uint64) bool {
 	s, err := c.ring.GetSQE()
 	if err != nil {
-		return false
+		if _, err := c.ring.Submit(); err != nil {
+			return false
+		}
+		if s, err = c.ring.GetSQE(); err != nil {
+			return false
+		}
 	}
 	_ = sqe.Cancel(s, ud, 0) // no flags: nothing to refuse
 	s.UserData = udCancel

@@ -20,8 +20,8 @@ import (
 // TestCountOps runs exactly N NOPs in batches through the raw Ring or a
 // loop, for instruction counting under callgrind and syscall counting under
 // strace (BENCH.md has the commands). It runs only when POLL_COUNT is set:
-// POLL_COUNT=MODE:BATCH:N, MODE = raw-block, raw-sqpoll, raw-iopoll or a
-// strategy name. Both sides do warmOps warm-up NOPs first, so a run with N=0
+// POLL_COUNT=MODE:BATCH:N, MODE = raw-block, raw-sqpoll, raw-iopoll, a
+// strategy name, or batch-STRATEGY (through PrepBatch). Both sides do warmOps warm-up NOPs first, so a run with N=0
 // is the baseline to subtract.
 func TestCountOps(t *testing.T) {
 	spec := os.Getenv("POLL_COUNT")
@@ -43,10 +43,30 @@ func TestCountOps(t *testing.T) {
 		require.NoError(t, rawCount(-1, batch, st, n))
 		return
 	}
-	st, err := parseStrategy(f[0])
+	name, batched := strings.CutPrefix(f[0], "batch-")
+	st, err := parseStrategy(name)
 	require.NoError(t, err)
 	l := newLoop(t, WithStrategy(st))
+	if batched {
+		require.NoError(t, batchCount(l, batch, n))
+		return
+	}
 	require.NoError(t, loopCount(l, -1, batch, n))
+}
+
+// batchCount is loopCount through PrepBatch: one batch per enter.
+func batchCount(l *Loop, batch, n int) error {
+	d := &batchNops{l: l, n: batch, done: make(chan struct{}, 1), markAt: n}
+	if n == 0 {
+		d.markAt = -1
+	}
+	if err := d.run(warmOps + n); err != nil {
+		return err
+	}
+	if d.bad != 0 {
+		return fmt.Errorf("%d bad results", d.bad)
+	}
+	return nil
 }
 
 // countMark brackets the measured operations, on the thread doing them:

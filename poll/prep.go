@@ -162,7 +162,12 @@ func unprepared(s *sys.SQE, err error) error {
 			return nil
 		}
 	}
+	ignoredNop(s)
+	return err
+}
+
+// ignoredNop turns s into a NOP whose CQE the Core drops.
+func ignoredNop(s *sys.SQE) {
 	sqe.Nop(s)
 	s.UserData = IgnoreUserData
-	return err
 }

@@ -670,14 +670,14 @@ func (s *Shared) take() *sharedOp {
 		op = &sharedOp{idx: uint32(len(s.ops)), wake: make(chan struct{}, 1)}
 		s.ops = append(s.ops, op)
 	}
-	op.gen = (op.gen + 1) & genMask
+	op.gen = (op.gen + 1) & slotGenMask
 	op.state, op.res, op.flags = opWaiting, 0, 0
 	return op
 }
 
 // put frees op (mu held): its generation turns even.
 func (s *Shared) put(op *sharedOp) {
-	op.gen = (op.gen + 1) & genMask
+	op.gen = (op.gen + 1) & slotGenMask
 	s.free = append(s.free, op.idx)
 }
 
@@ -690,7 +690,7 @@ func (s *Shared) lookup(ud uint64) *sharedOp {
 		return nil
 	}
 	op := s.ops[idx]
-	if g := uint32(ud >> 32); op.gen != g || g&1 == 0 || op.state == opDone {
+	if g := uint32(ud >> genShift); op.gen != g || g&1 == 0 || op.state == opDone {
 		return nil
 	}
 	return op

@@ -15,6 +15,14 @@ type Handler interface {
 	Handle(c *sys.CQE)
 }
 
+// BatchHandler receives the CQEs of the SQEs one PrepBatch prepared, on
+// the owner's thread: i is the SQE's index in the batch. c is valid only
+// during the call. The batch's slot is freed (before the call) by the
+// last final CQE (one without F_MORE) of the batch.
+type BatchHandler interface {
+	HandleBatch(i int, c *sys.CQE)
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(c *sys.CQE)
 
@@ -24,12 +32,19 @@ func (f HandlerFunc) Handle(c *sys.CQE) { f(c) }
 // Token identifies an operation in flight: it is the user_data of its SQE.
 type Token uint64
 
-// user_data layout: slot index in bits 0..31, generation in 32..62; bit 63
-// marks the Core's own SQEs (and every SQE no slot waits for), which no
-// slot can produce.
+// user_data layout (a Core's slots and a Shared's ops): slot index in bits
+// 0..31, the SQE's index in a batch (PrepBatch; 0 otherwise) in 32..39,
+// the slot's generation in 40..62;
+// bit 63 marks the Core's own SQEs (and every SQE no slot waits for),
+// which no slot can produce.
 const (
 	internalBit = udata.Reserved
-	genMask     = 1<<31 - 1 // odd + 1 stays even across the wrap
+	slotGenMask = 1<<23 - 1 // odd + 1 stays even across the wrap
+	subShift    = 32
+	genShift    = 40
+	// MaxBatch is the most SQEs one PrepBatch prepares: the batch index
+	// has 8 bits of user_data.
+	MaxBatch = 1 << (genShift - subShift)
 
 	udWakePoll  = udata.WakePoll
 	udCancel    = udata.Cancel
@@ -41,21 +56,37 @@ const (
 	IgnoreUserData = udata.Ignore
 )
 
-// slot is one operation in flight: an Op (StartOp) or a Handler (Acquire),
-// its generation, and the free-list link. Two fields rather than one
-// Handler so that StartOp stores its Op without an interface conversion.
+// slot is one operation in flight: an Op (StartOp), a Handler (Acquire)
+// or a batch (PrepBatch), its generation, and the free-list link. Separate
+// fields rather than one Handler so that StartOp stores its Op without an
+// interface conversion.
 type slot struct {
-	op   Op
-	h    Handler
-	kept Handler // the owner's record for this slot (AcquireKept), kept across uses
-	gen  uint32  // odd while the slot is in flight, even while free
-	next uint32  // next free slot (free slots only)
+	op      Op
+	h       Handler
+	bh      BatchHandler // a batch's: pending counts its final CQEs to come
+	kept    Handler      // the owner's record for this slot (AcquireKept), kept across uses
+	gen     uint32       // odd while the slot is in flight, even while free
+	next    uint32       // next free slot (free slots only)
+	pending uint32
+	size    uint16 // a batch's SQE count (for cancelling each)
+}
+
+// holds reports whether u's batch index is one of the slot's SQEs: 0 for
+// one operation, below the batch's size for a batch.
+func (s *slot) holds(u uint64) bool {
+	i := uint8(u >> subShift)
+	return i == 0 || uint16(i) < s.size
 }
 
 // noSlot ends the free list.
 const noSlot = ^uint32(0)
 
-func token(idx, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(idx)) }
+func token(idx, gen uint32) Token { return Token(uint64(gen)<<genShift | uint64(idx)) }
+
+// At is the token of SQE i of the batch t names (PrepBatch): its
+// user_data, which Cancel takes. For a token of one operation, At(0) is
+// the token itself.
+func (t Token) At(i int) Token { return t&^((MaxBatch-1)<<subShift) | Token(uint8(i))<<subShift }
 
 // take pops a free slot (the table grows by one append when every slot is
 // in use: the only allocation, amortised, and no call, so that take
@@ -69,7 +100,7 @@ func (c *Core) take() (uint32, *slot) {
 	}
 	s := &c.slots[idx]
 	c.freeHead = s.next
-	s.gen = (s.gen + 1) & genMask
+	s.gen = (s.gen + 1) & slotGenMask
 	c.inflight++
 	return idx, s
 }
@@ -118,8 +149,9 @@ func (c *Core) Release(t Token) {
 // release frees slot idx: its generation turns even, so a late CQE
 // carrying the old token is recognised as stale.
 func (c *Core) release(idx uint32, s *slot) {
-	s.op, s.h = nil, nil
-	s.gen = (s.gen + 1) & genMask
+	s.op, s.h, s.bh = nil, nil, nil
+	s.size = 0
+	s.gen = (s.gen + 1) & slotGenMask
 	s.next = c.freeHead
 	c.freeHead = idx
 	c.inflight--
@@ -157,7 +189,7 @@ func (c *Core) lookup(t Token) *slot {
 		return nil
 	}
 	s := &c.slots[idx]
-	if g := uint32(u >> 32); s.gen != g || g&1 == 0 {
+	if g := uint32(u >> genShift); s.gen != g || g&1 == 0 || !s.holds(u) {
 		return nil
 	}
 	return s
@@ -238,8 +270,18 @@ func (c *Core) dispatch(cqes []sys.CQE) {
 			continue
 		}
 		s := &c.slots[idx]
-		if g := uint32(u >> 32); s.gen != g || g&1 == 0 { // in flight: odd, and the token's
+		if g := uint32(u >> genShift); s.gen != g || g&1 == 0 || !s.holds(u) { // in flight: odd, and the token's
 			c.st.Stale++
+			continue
+		}
+		if bh := s.bh; bh != nil {
+			if cq.Flags&sys.CQEFMore == 0 {
+				if s.pending--; s.pending == 0 {
+					c.release(idx, s)
+				}
+			}
+			c.st.Completed++
+			bh.HandleBatch(int(uint8(u>>subShift)), cq)
 			continue
 		}
 		op, h := s.op, s.h

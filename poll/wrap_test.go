@@ -14,7 +14,7 @@ import (
 )
 
 // TestGenerationWrap runs operations through slots whose generation sits
-// at the top of its 31 bits, so it wraps to 0 and on: every result is
+// at the top of its 23 bits, so it wraps to 0 and on: every result is
 // delivered to its own handler once, and a CQE forged with a token from
 // before the wrap is counted stale instead of reaching the slot's new
 // owner.
@@ -23,7 +23,7 @@ func TestGenerationWrap(t *testing.T) {
 	l := newLoop(t)
 	require.NoError(t, l.Run(func() {
 		for i := range l.c.slots {
-			l.c.slots[i].gen = genMask - 1 // free (even), one take from the top
+			l.c.slots[i].gen = slotGenMask - 1 // free (even), one take from the top
 		}
 	}))
 	var toks []Token
@@ -48,12 +48,12 @@ func TestGenerationWrap(t *testing.T) {
 		}
 	}
 	// The free list hands the same slot out again: its generations ran
-	// 0x7fffffff, 1, 3, ... across the wrap, never 0 (0 is "free").
-	require.Equal(t, uint32(genMask), uint32(uint64(toks[0])>>32))
+	// 0x7fffff, 1, 3, ... across the wrap, never 0 (0 is "free").
+	require.Equal(t, uint32(slotGenMask), uint32(uint64(toks[0])>>genShift))
 	for i, tok := range toks {
 		require.Equal(t, uint32(toks[0]), uint32(tok), "op %d used another slot", i)
 		if i > 0 {
-			require.Equal(t, uint32(2*i-1), uint32(uint64(tok)>>32), "generation of op %d", i)
+			require.Equal(t, uint32(2*i-1), uint32(uint64(tok)>>genShift), "generation of op %d", i)
 		}
 	}
 

@@ -42,8 +42,8 @@ func TestStaleTokensDropped(t *testing.T) {
 		free, inUse := ringOf(tk.ex).Tokens()
 		uds = append(uds, free...)
 		for _, ud := range inUse {
-			ud ^= 1 << 33
-			uds = append(uds, ud, ud^1<<34)
+			ud ^= 1 << 41 // an older generation of the slot (odd, as in flight)
+			uds = append(uds, ud, ud^1<<34) // and with a batch index (poll.PrepBatch)
 		}
 		fd := tk.ex.Ring().Fd()
 		for _, ud := range uds {

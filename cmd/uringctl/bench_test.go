@@ -235,8 +235,8 @@ func TestBenchTableAndSVG(t *testing.T) {
 		}
 	}
 	require.Equal(t, "svg", root)
-	require.Equal(t, 3, counts["polyline"], "poll.Loop, task, uring.Ring")
-	require.Equal(t, 9, counts["circle"], "3 lines x 3 points")
+	require.Equal(t, 4, counts["polyline"], "poll.Loop (PrepBatch and per op), task, uring.Ring")
+	require.Equal(t, 12, counts["circle"], "4 lines x 3 points")
 	all := strings.Join(texts, "|")
 	for _, s := range []string{"uringctl bench nop", "poll.Loop", "uring.Ring", "SQEs per enter", "ns/op", "32"} {
 		require.Contains(t, all, s)

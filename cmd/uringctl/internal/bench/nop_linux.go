@@ -27,7 +27,8 @@ func runNop(c *Config) ([]Point, error) {
 			meta: Point{Workload: "nop", Axis: "batch", X: int64(b), Unit: "ns/op",
 				Params: Params{Batch: b, Duration: d.String()}},
 			project: []impl{
-				{"poll.Loop", func() (sample, error) { return nopLoop(b, d) }},
+				{"poll.Loop", func() (sample, error) { return nopLoopBatch(b, d) }},
+				{"poll.Loop (Prep per op)", func() (sample, error) { return nopLoop(b, d) }},
 				{"task (B tasks)", func() (sample, error) { return nopTasks(b, d) }},
 			},
 			baseline: impl{"uring.Ring", func() (sample, error) { return nopRing(b, d) }},
@@ -136,6 +137,65 @@ func nopLoop(b int, d time.Duration) (sample, error) {
 	}
 	defer l.Close()
 	n := &nopDriver{l: l, b: b, done: make(chan struct{})}
+	start := time.Now()
+	n.deadline = start.Add(d)
+	if err := l.Run(n.batch); err != nil {
+		return sample{}, err
+	}
+	<-n.done
+	el := time.Since(start)
+	if n.err != nil {
+		return sample{}, n.err
+	}
+	return nsPerOp(n.ops, el), nil
+}
+
+// nopBatchDriver keeps one PrepBatch of b NOPs in flight on a poll.Loop:
+// the batch form, shaped as the raw Ring's GetSQEs loop (one slot and one
+// SQ check per batch, the CQEs to one handler with their index).
+type nopBatchDriver struct {
+	l        *poll.Loop
+	b, left  int
+	ops      int64
+	deadline time.Time
+	err      error
+	done     chan struct{}
+}
+
+func prepNopAt(_ int, s *sys.SQE) error { sqe.Nop(s); return nil }
+
+func (n *nopBatchDriver) batch() {
+	n.left = n.b
+	if _, _, err := n.l.PrepBatch(n, n.b, prepNopAt); err != nil {
+		n.err = err
+		close(n.done)
+	}
+}
+
+func (n *nopBatchDriver) HandleBatch(_ int, c *sys.CQE) {
+	n.ops++
+	if n.left--; n.left > 0 {
+		return
+	}
+	if n.ops&1023 < int64(n.b) && time.Now().After(n.deadline) {
+		close(n.done)
+		return
+	}
+	n.batch()
+}
+
+// nopLoopBatch runs b-NOP batches through PrepBatch for d; batches above
+// poll.MaxBatch are taken as several PrepBatch calls.
+func nopLoopBatch(b int, d time.Duration) (sample, error) {
+	if b > poll.MaxBatch {
+		return nopLoop(b, d)
+	}
+	l, err := poll.New(poll.WithEntries(ringEntries(b)))
+	if err != nil {
+		return sample{}, err
+	}
+	defer l.Close()
+	n := &nopBatchDriver{l: l, b: b, done: make(chan struct{})}
 	start := time.Now()
 	n.deadline = start.Add(d)
 	if err := l.Run(n.batch); err != nil {
