@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/pure-uring/uring"
 	"github.com/pure-uring/uring/internal/testutil"

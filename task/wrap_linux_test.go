@@ -42,7 +42,7 @@ func TestStaleTokensDropped(t *testing.T) {
 		free, inUse := ringOf(tk.ex).Tokens()
 		uds = append(uds, free...)
 		for _, ud := range inUse {
-			ud ^= 1 << 41 // an older generation of the slot (odd, as in flight)
+			ud ^= 1 << 41                   // an older generation of the slot (odd, as in flight)
 			uds = append(uds, ud, ud^1<<34) // and with a batch index (poll.PrepBatch)
 		}
 		fd := tk.ex.Ring().Fd()
