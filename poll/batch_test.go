@@ -319,3 +319,9 @@ func TestPrepBatchForgedIndexIsStale(t *testing.T) {
 	}))
 	require.Equal(t, 2, inFlight(l))
 }
+
+// TestMaxBatchFillsTheIndexBits: MaxBatch indexes exactly the bits
+// between the slot index and the generation.
+func TestMaxBatchFillsTheIndexBits(t *testing.T) {
+	require.Equal(t, 1<<(genShift-subShift), MaxBatch)
+}

@@ -41,10 +41,7 @@ const (
 	internalBit = udata.Reserved
 	slotGenMask = 1<<23 - 1 // odd + 1 stays even across the wrap
 	subShift    = 32
-	genShift    = 40
-	// MaxBatch is the most SQEs one PrepBatch prepares: the batch index
-	// has 8 bits of user_data.
-	MaxBatch = 1 << (genShift - subShift)
+	genShift    = 40 // subShift + 8: MaxBatch indexes
 
 	udWakePoll  = udata.WakePoll
 	udCancel    = udata.Cancel
@@ -77,6 +74,10 @@ func (s *slot) holds(u uint64) bool {
 	i := uint8(u >> subShift)
 	return i == 0 || uint16(i) < s.size
 }
+
+// MaxBatch is the most SQEs one PrepBatch prepares (the batch index has
+// 8 bits of user_data).
+const MaxBatch = 256
 
 // noSlot ends the free list.
 const noSlot = ^uint32(0)
