@@ -12,21 +12,24 @@ import (
 )
 
 // PrepBatch prepares n SQEs (1..MaxBatch) whose CQEs all go to h, in one
-// step: one slot for the batch, the SQEs taken from the SQ a run at a time
-// (one space check and one clearing per run, as Ring.GetSQEs), and prep
-// called for each with its index to fill it (an sqe builder, say). SQE i's
-// user_data is t.At(i), written after prep returns; h.HandleBatch gets i
-// with each CQE. Loop thread only; it submits nothing (the loop submits
-// when control returns to it).
+// step: one slot for the batch, and the SQEs taken from the SQ a run at a
+// time (one space check and one clearing per run, as Ring.GetSQEs; a
+// batch that wraps around the SQ's end, or meets a full SQ, comes in two
+// or more runs). prep fills each run: run[k] is the batch's SQE i+k (an
+// sqe builder per SQE, say). SQE j's user_data is t.At(j), written after
+// prep returns; h.HandleBatch gets j with each CQE. Loop thread only; it
+// submits nothing (the loop submits when control returns to it), except
+// to make room when the SQ is full.
 //
 // It returns the batch's token and how many SQEs went ahead: n, or, when
-// prep fails for SQE i (or writes an opcode the kernel lacks), i, with
-// the error. SQEs before i complete to h as usual; SQE i and the rest
-// become ignored NOPs. ErrSQFull or ErrClosed also stop it there.
+// prep fails for the run that starts at SQE i (or writes an opcode the
+// kernel lacks into it), i, with the error. SQEs before i complete to h as
+// usual; that run becomes ignored NOPs and the rest are not taken.
+// ErrSQFull or ErrClosed also stop it there.
 //
 // prep must not set IOSQE_CQE_SKIP_SUCCESS (the batch would wait for a CQE
 // that never comes).
-func (l *Loop) PrepBatch(h BatchHandler, n int, prep func(i int, s *sys.SQE) error) (Token, int, error) {
+func (l *Loop) PrepBatch(h BatchHandler, n int, prep func(i int, run []sys.SQE) error) (Token, int, error) {
 	if checkThread && sys.Gettid() != l.tid {
 		return 0, 0, ErrNotLoopThread
 	}
@@ -42,37 +45,43 @@ func (l *Loop) PrepBatch(h BatchHandler, n int, prep func(i int, s *sys.SQE) err
 	}
 	idx, sl := l.c.take()
 	sl.bh, sl.size = h, uint16(n)
-	t := token(idx, sl.gen)
+	ud := uint64(token(idx, sl.gen)) // t.At(0): its index bits are 0
 	for done := 0; done < n; {
 		run, err := l.ring.GetSQEs(uint32(n - done))
 		if err != nil {
 			if !errors.Is(err, uring.ErrSQFull) {
-				return t, l.endBatch(idx, sl, done), err
+				return Token(ud), l.endBatch(idx, sl, done), err
 			}
 			l.submit()
 			if run, err = l.ring.GetSQEs(uint32(n - done)); err != nil {
-				return t, l.endBatch(idx, sl, done), err
+				return Token(ud), l.endBatch(idx, sl, done), err
 			}
 		}
 		l.unflushed += len(run)
+		err = prep(done, run)
 		for k := range run {
 			s := &run[k]
-			i := done + k
-			if err := prep(i, s); err != nil || !feature.OpKnown(s.Opcode) {
-				if err := unprepared(s, err); err != nil {
-					for j := k + 1; j < len(run); j++ {
-						ignoredNop(&run[j])
-					}
-					return t, l.endBatch(idx, sl, i), fmt.Errorf("poll: PrepBatch: SQE %d: %w", i, err)
+			if err == nil && feature.OpKnown(s.Opcode) {
+				s.UserData = ud | uint64(done+k)<<subShift
+				continue
+			}
+			if err == nil {
+				err = feature.OpMiss(s.Opcode) // nil: the kernel has it after all
+				if err == nil {
+					s.UserData = ud | uint64(done+k)<<subShift
+					continue
 				}
 			}
-			s.UserData = uint64(t) | uint64(i)<<subShift // t.At(i): t's index is 0
+			for j := range run {
+				ignoredNop(&run[j])
+			}
+			return Token(ud), l.endBatch(idx, sl, done), fmt.Errorf("poll: PrepBatch: SQEs %d..%d: %w", done, done+len(run)-1, err)
 		}
 		done += len(run)
 	}
 	sl.pending = uint32(n)
 	l.st.Submitted += uint64(n)
-	return t, n, nil
+	return Token(ud), n, nil
 }
 
 // endBatch settles a batch that stopped after k SQEs: they complete to its

@@ -64,7 +64,22 @@ func record(i int) []byte {
 	return []byte{'r', 'e', 'c', byte('0' + i/1000%10), byte('0' + i/100%10), byte('0' + i/10%10), byte('0' + i%10), '\n'}
 }
 
-// prepBatch runs PrepBatch on the loop thread.
+// perSQE makes a run-filling prep of a per-SQE one.
+func perSQE(f func(i int, s *sys.SQE) error) func(int, []sys.SQE) error {
+	if f == nil {
+		return nil
+	}
+	return func(i int, run []sys.SQE) error {
+		for k := range run {
+			if err := f(i+k, &run[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// prepBatch runs PrepBatch on the loop thread, with a per-SQE prep.
 func prepBatch(t *testing.T, l *Loop, h BatchHandler, n int, prep func(int, *sys.SQE) error) (Token, int, error) {
 	t.Helper()
 	var (
@@ -72,7 +87,7 @@ func prepBatch(t *testing.T, l *Loop, h BatchHandler, n int, prep func(int, *sys
 		k   int
 		err error
 	)
-	require.NoError(t, l.Run(func() { tok, k, err = l.PrepBatch(h, n, prep) }))
+	require.NoError(t, l.Run(func() { tok, k, err = l.PrepBatch(h, n, perSQE(prep)) }))
 	return tok, k, err
 }
 
@@ -104,33 +119,47 @@ func TestPrepBatchReadsEachIndexOnce(t *testing.T) {
 	}
 }
 
-// TestPrepBatchPrepFailureStopsThere: a prep that fails at SQE 5 stops
-// the batch: 5 SQEs go ahead and complete, the error names SQE 5 and
-// wraps prep's, and nothing more reaches the handler.
+// TestPrepBatchPrepFailureStopsThere: a prep that fails on the run
+// holding SQE 12 stops the batch at that run's start (k): SQEs 0..k-1 go
+// ahead and complete, the error names the run and wraps prep's, and
+// nothing more reaches the handler. An 8-entry SQ makes runs of at most 8
+// (where they split depends on the SQEs the loop took before).
 func TestPrepBatchPrepFailureStopsThere(t *testing.T) {
-	fd := numberedFile(t, 16)
-	l := newLoop(t)
-	b := newBatchReads(fd, 16, 5)
+	fd := numberedFile(t, 20)
+	l := newLoop(t, WithEntries(8))
+	b := newBatchReads(fd, 20, 0)
 	boom := errors.New("boom")
-	_, k, err := prepBatch(t, l, b, 16, func(i int, s *sys.SQE) error {
-		if i == 5 {
-			return boom
-		}
-		return b.prep(i, s)
-	})
+	failedAt := -1
+	var tok Token
+	var k int
+	var err error
+	require.NoError(t, l.Run(func() {
+		tok, k, err = l.PrepBatch(b, 20, func(i int, run []sys.SQE) error {
+			if i <= 12 && 12 < i+len(run) {
+				failedAt = i
+				return boom
+			}
+			return perSQE(b.prep)(i, run)
+		})
+		b.want = k // the loop reaps after this function returns
+	}))
 	require.ErrorIs(t, err, boom)
-	require.ErrorContains(t, err, "SQE 5")
-	require.Equal(t, 5, k)
+	require.ErrorContains(t, err, "PrepBatch: SQEs "+strconv.Itoa(failedAt)+"..")
+	require.Equal(t, failedAt, k)
+	require.Positive(t, k, "a run is at most 8 long: SQE 12 is not in the first")
+	require.NotZero(t, tok)
 	<-b.done
 	_, err = l.Do(t.Context(), prepNop) // one more round: nothing else came
 	require.NoError(t, err)
-	require.Len(t, b.res, 5)
-	for i := 0; i < 5; i++ {
-		require.Equal(t, []int32{8}, b.res[i])
-	}
+	require.NoError(t, l.Run(func() {
+		require.Len(t, b.res, k)
+		for i := 0; i < k; i++ {
+			require.Equal(t, []int32{8}, b.res[i], "SQE %d", i)
+		}
+	}))
 	require.Zero(t, inFlight(l))
 
-	// A failure at SQE 0 frees the slot at once.
+	// A failure in the first run frees the slot at once.
 	_, k, err = prepBatch(t, l, b, 3, func(int, *sys.SQE) error { return boom })
 	require.ErrorIs(t, err, boom)
 	require.Zero(t, k)
@@ -210,7 +239,7 @@ func TestPrepBatchAfterClose(t *testing.T) {
 	b := newBatchReads(-1, 1, 1)
 	require.NoError(t, l.Run(func() {
 		l.closing = true // as beginClose leaves it, before the loop exits
-		_, _, err = l.PrepBatch(b, 1, func(_ int, s *sys.SQE) error { sqe.Nop(s); return nil })
+		_, _, err = l.PrepBatch(b, 1, nopRun)
 		l.closing = false
 		close(done)
 	}))
@@ -241,7 +270,12 @@ type batchNops struct {
 	startFn           func() // d.start, made once (a method value allocates)
 }
 
-func nopAt(_ int, s *sys.SQE) error { sqe.Nop(s); return nil }
+func nopRun(_ int, run []sys.SQE) error {
+	for k := range run {
+		sqe.Nop(&run[k])
+	}
+	return nil
+}
 
 func (d *batchNops) start() {
 	if d.markAt > 0 && (d.left == d.markAt || d.left == 0) {
@@ -254,7 +288,7 @@ func (d *batchNops) start() {
 	k := min(d.n, d.left)
 	d.left -= k
 	d.inflight = k
-	if _, _, err := d.l.PrepBatch(d, k, nopAt); err != nil {
+	if _, _, err := d.l.PrepBatch(d, k, nopRun); err != nil {
 		d.bad++
 	}
 }
@@ -324,4 +358,24 @@ func TestPrepBatchForgedIndexIsStale(t *testing.T) {
 // between the slot index and the generation.
 func TestMaxBatchFillsTheIndexBits(t *testing.T) {
 	require.Equal(t, 1<<(genShift-subShift), MaxBatch)
+}
+
+// TestPrepBatchUnknownOpcode: a run holding an opcode the kernel lacks is
+// refused with an error wrapping uring.ErrUnsupported; the slot is freed.
+func TestPrepBatchUnknownOpcode(t *testing.T) {
+	l := newLoop(t)
+	b := newBatchReads(-1, 2, 2)
+	_, k, err := prepBatch(t, l, b, 2, func(i int, s *sys.SQE) error {
+		sqe.Nop(s)
+		if i == 1 {
+			s.Opcode = 250 // past every kernel's last opcode
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, uring.ErrUnsupported)
+	require.Zero(t, k)
+	require.Zero(t, inFlight(l))
+	_, err = l.Do(t.Context(), prepNop) // the ignored NOPs went through
+	require.NoError(t, err)
+	require.NoError(t, l.Run(func() { require.Empty(t, b.res) }))
 }

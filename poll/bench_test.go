@@ -129,6 +129,17 @@ func benchOps(b *testing.B, read bool) {
 			}
 			b.Run(fmt.Sprintf("raw-%v/batch=%d", st, batch), func(b *testing.B) { benchRaw(b, fd, batch, st) })
 		}
+		if !read {
+			b.Run(fmt.Sprintf("PrepBatch-park/batch=%d", batch), func(b *testing.B) {
+				l := newLoop(b)
+				d := &batchNops{l: l, n: batch, done: make(chan struct{}, 1)}
+				require.NoError(b, d.run(1000)) // warm up
+				b.ResetTimer()
+				require.NoError(b, d.run(b.N))
+				b.StopTimer()
+				require.Zero(b, d.bad)
+			})
+		}
 		for _, st := range benchStrategies() {
 			if read && st == IOPoll {
 				continue // buffered reads are not pollable

@@ -22,8 +22,14 @@ type recordReads struct {
 	done chan error
 }
 
-func (r *recordReads) prep(i int, s *sys.SQE) error {
-	return sqe.Read(s, int(r.f.Fd()), r.bufs[i][:], int64(4*i))
+// prep fills a run of SQEs, run[k] reading record i+k.
+func (r *recordReads) prep(i int, run []sys.SQE) error {
+	for k := range run {
+		if err := sqe.Read(&run[k], int(r.f.Fd()), r.bufs[i+k][:], int64(4*(i+k))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *recordReads) HandleBatch(i int, c *sys.CQE) {
@@ -37,8 +43,9 @@ func (r *recordReads) HandleBatch(i int, c *sys.CQE) {
 }
 
 // PrepBatch prepares many SQEs for one handler in one step, on the loop
-// thread (from Run or a handler): one slot and one SQ check for the
-// batch, each CQE handed over with its SQE's index. The handler keeps the
+// thread (from Run or a handler): one slot for the batch, the SQEs filled
+// a run at a time (the whole batch unless it wraps around the SQ's end),
+// each CQE handed over with its SQE's index. The handler keeps the
 // buffers reachable until the last CQE.
 func ExampleLoop_PrepBatch() {
 	dir, err := os.MkdirTemp("", "prepbatch")

@@ -162,11 +162,16 @@ type nopBatchDriver struct {
 	done     chan struct{}
 }
 
-func prepNopAt(_ int, s *sys.SQE) error { sqe.Nop(s); return nil }
+func prepNopRun(_ int, run []sys.SQE) error {
+	for i := range run {
+		sqe.Nop(&run[i])
+	}
+	return nil
+}
 
 func (n *nopBatchDriver) batch() {
 	n.left = n.b
-	if _, _, err := n.l.PrepBatch(n, n.b, prepNopAt); err != nil {
+	if _, _, err := n.l.PrepBatch(n, n.b, prepNopRun); err != nil {
 		n.err = err
 		close(n.done)
 	}
