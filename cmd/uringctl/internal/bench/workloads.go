@@ -31,7 +31,7 @@ func IsNotAvailable(err error) bool {
 }
 
 var workloads = []Workload{
-	{"nop", "N NOPs in batches per enter, reaped each batch: poll.Loop and task vs the raw Ring (+ C liburing when gcc and liburing are installed)", "batch", "--qd 1,8,32,128 (batch sizes) --n 2000000", false},
+	{"nop", "N NOPs in batches per enter, reaped each batch: poll.Loop (PrepBatch, and Prep per op) and task vs the raw Ring (+ C liburing when gcc and liburing are installed)", "batch", "--qd 1,8,32,128 (batch sizes) --n 2000000", false},
 	{"randread", "4 KiB reads at random aligned offsets of one file, QD tasks vs QD goroutines on os.File.ReadAt (+ fio --ioengine=io_uring)", "qd", "--qd 1,4,16,64,128 --mode buffered,direct,fixed,iopoll,sqpoll --file PATH --size 256M --executors 1", false},
 	{"files", "4 KiB ReadAt or WriteAt at random aligned offsets of one file from QD goroutines: task/fileio (fileio.OpenFile, Default rings) vs os.File with the same flags; ops/s and CPU time per op", "qd", "--qd 1,16,128 --mode direct,buffered (also write-direct,write-dsync: a temp file in --dir) --file PATH --size 256M --dir DIR", true},
 	{"tcprecv", "loopback TCP receive: task recv / multishot recv with a provided-buffer ring vs Go net.Conn.Read", "size", "--sizes 64,512,2048,8192,65536 --conns 1 --mode single,multishot", false},
