@@ -44,7 +44,7 @@ func (l *Loop) PrepBatch(h BatchHandler, n int, prep func(i int, run []sys.SQE) 
 		return 0, 0, uring.ErrClosed
 	}
 	idx, sl := l.c.take()
-	sl.bh, sl.size = h, uint16(n)
+	sl.bh, sl.size, sl.pending = h, uint16(n), uint32(n)
 	ud := uint64(token(idx, sl.gen)) // t.At(0): its index bits are 0
 	for done := 0; done < n; {
 		run, err := l.ring.GetSQEs(uint32(n - done))
@@ -61,25 +61,19 @@ func (l *Loop) PrepBatch(h BatchHandler, n int, prep func(i int, run []sys.SQE) 
 		err = prep(done, run)
 		for k := range run {
 			s := &run[k]
-			if err == nil && feature.OpKnown(s.Opcode) {
-				s.UserData = ud | uint64(done+k)<<subShift
-				continue
-			}
-			if err == nil {
+			if err == nil && !feature.OpKnown(s.Opcode) {
 				err = feature.OpMiss(s.Opcode) // nil: the kernel has it after all
-				if err == nil {
-					s.UserData = ud | uint64(done+k)<<subShift
-					continue
+			}
+			if err != nil {
+				for j := range run {
+					ignoredNop(&run[j])
 				}
+				return Token(ud), l.endBatch(idx, sl, done), fmt.Errorf("poll: PrepBatch: SQEs %d..%d: %w", done, done+len(run)-1, err)
 			}
-			for j := range run {
-				ignoredNop(&run[j])
-			}
-			return Token(ud), l.endBatch(idx, sl, done), fmt.Errorf("poll: PrepBatch: SQEs %d..%d: %w", done, done+len(run)-1, err)
+			s.UserData = ud | uint64(done+k)<<subShift
 		}
 		done += len(run)
 	}
-	sl.pending = uint32(n)
 	l.st.Submitted += uint64(n)
 	return Token(ud), n, nil
 }

@@ -247,7 +247,8 @@ func TestPrepBatchAfterClose(t *testing.T) {
 	require.ErrorIs(t, err, uring.ErrClosed)
 }
 
-// TestTokenAt: At sets the batch index and keeps slot and generation.
+// TestTokenAt: At sets the batch index and keeps slot and generation;
+// an index out of range gives 0 (no operation), not another SQE.
 func TestTokenAt(t *testing.T) {
 	tok := token(12345, 7)
 	require.Equal(t, tok, tok.At(0))
@@ -256,6 +257,9 @@ func TestTokenAt(t *testing.T) {
 	require.Equal(t, uint64(200), uint64(a)>>subShift&0xff)
 	require.Equal(t, uint64(7), uint64(a)>>genShift)
 	require.Equal(t, tok.At(3), a.At(3))
+	for _, i := range []int{-1, MaxBatch, 300} {
+		require.Zero(t, tok.At(i), "At(%d) names no operation", i)
+	}
 }
 
 // batchNops keeps one PrepBatch of NOPs in flight: the last CQE of a

@@ -18,7 +18,9 @@
 //     of the operation (a multishot one posts several; Result.More says
 //     whether more follow).
 //   - Run runs a function on the loop thread. There, and in handlers,
-//     Prep and Start queue operations with a Handler for their CQEs, and
+//     Prep and Start queue operations with a Handler for their CQEs,
+//     PrepBatch queues many with one BatchHandler (one slot for the
+//     batch, one SQ check per run of SQEs: the loop's fastest form), and
 //     Cancel cancels one by its Token; these never block, and allocate
 //     nothing in the steady state.
 //
@@ -46,7 +48,7 @@
 // memory passed to it may be reused as soon as it returns; Shared.Do pins
 // the buffer given as its keep argument until the CQE. With Go and Prep,
 // keep the memory reachable until the callback or handler gets the CQE
-// without F_MORE.
+// without F_MORE (with PrepBatch, each SQE's).
 //
 // # Errors
 //
@@ -58,8 +60,8 @@
 //
 // # Threads
 //
-// Loop's methods are safe for concurrent use, except Prep, Start, Cancel,
-// InFlight and Ring, which belong to the loop thread: call them from a
+// Loop's methods are safe for concurrent use, except Prep, PrepBatch,
+// Start, Cancel, InFlight and Ring, which belong to the loop thread: call them from a
 // Handler, a Go callback or a function passed to Run; called from another
 // goroutine they race with the loop, undetected. Handlers and callbacks
 // run on the loop thread and must not block. A Core's owner methods run

@@ -86,8 +86,14 @@ func token(idx, gen uint32) Token { return Token(uint64(gen)<<genShift | uint64(
 
 // At is the token of SQE i of the batch t names (PrepBatch): its
 // user_data, which Cancel takes. For a token of one operation, At(0) is
-// the token itself.
-func (t Token) At(i int) Token { return t&^((MaxBatch-1)<<subShift) | Token(uint8(i))<<subShift }
+// the token itself. For i outside 0..MaxBatch-1 it is 0, which names no
+// operation.
+func (t Token) At(i int) Token {
+	if i < 0 || i >= MaxBatch {
+		return 0
+	}
+	return t&^((MaxBatch-1)<<subShift) | Token(i)<<subShift
+}
 
 // take pops a free slot (the table grows by one append when every slot is
 // in use: the only allocation, amortised, and no call, so that take
