@@ -27,8 +27,8 @@ func runNop(c *Config) ([]Point, error) {
 			meta: Point{Workload: "nop", Axis: "batch", X: int64(b), Unit: "ns/op",
 				Params: Params{Batch: b, Duration: d.String()}},
 			project: []impl{
-				{"poll.Loop", func() (sample, error) { return nopLoopBatch(b, d) }},
-				{"poll.Loop (Prep per op)", func() (sample, error) { return nopLoop(b, d) }},
+				{"poll.Loop", func() (sample, error) { return nopLoop(b, d, true) }},
+				{"poll.Loop (Prep per op)", func() (sample, error) { return nopLoop(b, d, false) }},
 				{"task (B tasks)", func() (sample, error) { return nopTasks(b, d) }},
 			},
 			baseline: impl{"uring.Ring", func() (sample, error) { return nopRing(b, d) }},
@@ -95,10 +95,14 @@ func nopRing(b int, d time.Duration) (sample, error) {
 }
 
 // nopDriver keeps one batch of NOPs in flight on a poll.Loop: the last CQE
-// of a batch preps the next, until the time is up.
+// of a batch preps the next, until the time is up. batched: the batch is
+// prepared with PrepBatch (the shape of the raw Ring's GetSQEs loop: one
+// slot per PrepBatch, the CQEs to one handler with their index; batches
+// above poll.MaxBatch take several calls), else with one Prep per NOP.
 type nopDriver struct {
 	l        *poll.Loop
 	b, left  int
+	batched  bool
 	ops      int64
 	deadline time.Time
 	err      error
@@ -107,61 +111,6 @@ type nopDriver struct {
 
 func prepNop(s *sys.SQE) error { sqe.Nop(s); return nil }
 
-func (n *nopDriver) batch() {
-	n.left = n.b
-	for i := 0; i < n.b; i++ {
-		if _, err := n.l.Prep(n, prepNop); err != nil {
-			n.err = err
-			close(n.done)
-			return
-		}
-	}
-}
-
-func (n *nopDriver) Handle(c *sys.CQE) {
-	n.ops++
-	if n.left--; n.left > 0 {
-		return
-	}
-	if n.ops&1023 < int64(n.b) && time.Now().After(n.deadline) {
-		close(n.done)
-		return
-	}
-	n.batch()
-}
-
-func nopLoop(b int, d time.Duration) (sample, error) {
-	l, err := poll.New(poll.WithEntries(ringEntries(b)))
-	if err != nil {
-		return sample{}, err
-	}
-	defer l.Close()
-	n := &nopDriver{l: l, b: b, done: make(chan struct{})}
-	start := time.Now()
-	n.deadline = start.Add(d)
-	if err := l.Run(n.batch); err != nil {
-		return sample{}, err
-	}
-	<-n.done
-	el := time.Since(start)
-	if n.err != nil {
-		return sample{}, n.err
-	}
-	return nsPerOp(n.ops, el), nil
-}
-
-// nopBatchDriver keeps one PrepBatch of b NOPs in flight on a poll.Loop:
-// the batch form, shaped as the raw Ring's GetSQEs loop (one slot and one
-// SQ check per batch, the CQEs to one handler with their index).
-type nopBatchDriver struct {
-	l        *poll.Loop
-	b, left  int
-	ops      int64
-	deadline time.Time
-	err      error
-	done     chan struct{}
-}
-
 func prepNopRun(_ int, run []sys.SQE) error {
 	for i := range run {
 		sqe.Nop(&run[i])
@@ -169,15 +118,30 @@ func prepNopRun(_ int, run []sys.SQE) error {
 	return nil
 }
 
-func (n *nopBatchDriver) batch() {
+func (n *nopDriver) batch() {
 	n.left = n.b
-	if _, _, err := n.l.PrepBatch(n, n.b, prepNopRun); err != nil {
+	var err error
+	for i := 0; i < n.b && err == nil; {
+		if n.batched {
+			k := min(n.b-i, poll.MaxBatch)
+			_, _, err = n.l.PrepBatch(n, k, prepNopRun)
+			i += k
+		} else {
+			_, err = n.l.Prep(n, prepNop)
+			i++
+		}
+	}
+	if err != nil {
 		n.err = err
 		close(n.done)
 	}
 }
 
-func (n *nopBatchDriver) HandleBatch(_ int, c *sys.CQE) {
+func (n *nopDriver) Handle(*sys.CQE) { n.completed() }
+
+func (n *nopDriver) HandleBatch(int, *sys.CQE) { n.completed() }
+
+func (n *nopDriver) completed() {
 	n.ops++
 	if n.left--; n.left > 0 {
 		return
@@ -189,18 +153,13 @@ func (n *nopBatchDriver) HandleBatch(_ int, c *sys.CQE) {
 	n.batch()
 }
 
-// nopLoopBatch runs b-NOP batches through PrepBatch for d; batches above
-// poll.MaxBatch are taken as several PrepBatch calls.
-func nopLoopBatch(b int, d time.Duration) (sample, error) {
-	if b > poll.MaxBatch {
-		return nopLoop(b, d)
-	}
+func nopLoop(b int, d time.Duration, batched bool) (sample, error) {
 	l, err := poll.New(poll.WithEntries(ringEntries(b)))
 	if err != nil {
 		return sample{}, err
 	}
 	defer l.Close()
-	n := &nopBatchDriver{l: l, b: b, done: make(chan struct{})}
+	n := &nopDriver{l: l, b: b, batched: batched, done: make(chan struct{})}
 	start := time.Now()
 	n.deadline = start.Add(d)
 	if err := l.Run(n.batch); err != nil {
