@@ -47,6 +47,7 @@ type Core struct {
 	efd      *os.File // the ring's registered eventfd (netpoll park), or nil
 	efdBuf   [8]byte
 	efdTimed bool   // a read deadline is set on efd
+	efdLate  bool   // the eventfd signals deferred work late: ParkNetpoll waits in the kernel with work in flight
 	wake     wakeFd // the kernel-sleep wakeup (its poll is armed in the ring)
 	canFlag  bool   // deferred completion work shows in the SQ flags, or there is none
 	reaping  bool   // Reap is dispatching: a handler's Reap returns at once
@@ -118,6 +119,8 @@ func NewCore(opts ...Option) (*Core, error) {
 			c.closeRing()
 			return nil, err
 		}
+		c.efdLate = fl&sys.SetupDeferTaskrun != 0 && cfg.KernelWake && !c.iopoll &&
+			errors.Is(eventfdSignalsDeferredWork(), ErrEventfdDeferTaskrunLate)
 	}
 	if cfg.KernelWake && !c.iopoll {
 		if err := c.wake.open(); err != nil {
@@ -136,7 +139,7 @@ func newCoreRing(cfg *config) (*uring.Ring, error) {
 	if cfg.CQEntries != 0 {
 		opts = append(opts, uring.WithCQSize(cfg.CQEntries))
 	}
-	if !cfg.NoDeferTaskrun && (deferTaskrunUsable(cfg.NetPark) || cfg.forceDefer) {
+	if !cfg.NoDeferTaskrun && (deferTaskrunUsable(cfg.NetPark, cfg.KernelWake) || cfg.forceDefer) {
 		opts = append(opts, uring.WithSingleIssuer(), uring.WithDeferTaskrun())
 		if feature.SetupFlag(sys.SetupTaskrunFlag) == nil {
 			// IORING_SQ_TASKRUN says when deferred completions wait for an
@@ -156,13 +159,25 @@ func newCoreRing(cfg *config) (*uring.Ring, error) {
 }
 
 // deferTaskrunUsable reports whether DEFER_TASKRUN is both supported and,
-// for an owner that parks on the ring's eventfd, safe: see
-// eventfdDeferProbe.
-func deferTaskrunUsable(netPark bool) bool {
+// for an owner that parks on the ring's eventfd, safe (see
+// eventfdSignalsDeferredWork): where the eventfd drops the signals, never;
+// where it sends them late, only with the wake eventfd, so that
+// ParkNetpoll can wait in io_uring_enter while work is in flight.
+func deferTaskrunUsable(netPark, kernelWake bool) bool {
 	if feature.SetupFlag(sys.SetupDeferTaskrun) != nil {
 		return false
 	}
-	return !netPark || eventfdSignalsDeferredWork() == nil
+	if !netPark {
+		return true
+	}
+	switch err := eventfdSignalsDeferredWork(); {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrEventfdDeferTaskrunLate):
+		return kernelWake
+	default:
+		return false
+	}
 }
 
 // Ring returns the Core's ring (owner thread).

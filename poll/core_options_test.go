@@ -58,7 +58,7 @@ func TestCoreOptions(t *testing.T) {
 	if uring.CheckSetupFlag(sys.SetupSubmitAll) == nil {
 		require.NotZero(t, r.SetupFlags()&sys.SetupSubmitAll)
 	}
-	if deferTaskrunUsable(false) {
+	if deferTaskrunUsable(false, false) {
 		c = newTestCore(t, WithEntries(8))
 		require.NotZero(t, c.Ring().SetupFlags()&sys.SetupDeferTaskrun, "DEFER_TASKRUN is the default")
 	}

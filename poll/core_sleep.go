@@ -176,7 +176,24 @@ func (c *Core) startNetPark() error {
 //
 // Kernels whose eventfd stops signalling deferred work (6.12: see
 // eventfdSignalsDeferredWork) never get DEFER_TASKRUN on a NetPark Core.
+// Where it signals that work late (6.18: an RCU grace period after the
+// wakeup), a Core with operations in flight sleeps in io_uring_enter
+// instead, for one CQE, a Wake or the timeout: the kernel wakes a waiting
+// submitter at once. Not without a P to spare (GOMAXPROCS at most the
+// running owners): the kernel wait would keep the P that the goroutines
+// which feed the owner need, until sysmon retakes it.
 func (c *Core) ParkNetpoll(timeout time.Duration) error {
+	if c.efdLate && c.inflight > 0 && spareP() {
+		slept, err := c.SleepInKernelTimeout(1, timeout, 0)
+		if slept {
+			c.st.KernelWaits++
+			return err
+		}
+		if c.sl.HasWork() {
+			return nil // posted work waits
+		}
+		// The wake poll could not be armed (a full SQ): the netpoller it is.
+	}
 	if !c.sl.Begin(sleepEfd) {
 		return nil
 	}

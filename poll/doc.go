@@ -147,7 +147,11 @@
 //     SUBMIT_ALL and a registered ring fd are taken only where the kernel
 //     has them; DEFER_TASKRUN is left out of a Core that parks on its
 //     eventfd where that eventfd loses wakeups (Linux 6.12, found by a
-//     probe); CancelAll falls back to one cancel per slot where CANCEL_ANY
+//     probe); where it signals them late (6.18: from an RCU callback,
+//     15-35 ms after the poll wakeup that queued the work), a Core with
+//     the wake eventfd keeps DEFER_TASKRUN and, while it has operations
+//     in flight and a P to spare, waits in io_uring_enter instead of the
+//     netpoller (one without it leaves DEFER_TASKRUN out); CancelAll falls back to one cancel per slot where CANCEL_ANY
 //     is missing (before 5.19).
 //
 // A Shared ring is a plain one (no SINGLE_ISSUER, DEFER_TASKRUN or

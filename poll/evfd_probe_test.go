@@ -27,7 +27,8 @@ import (
 func TestEventfdDeferTaskrunProbe(t *testing.T) {
 	testutil.Require(t, uring.CheckSetupFlag(sys.SetupDeferTaskrun))
 	probe := eventfdSignalsDeferredWork()
-	require.True(t, probe == nil || probe == ErrEventfdDeferTaskrun, "the probe failed: %v", probe)
+	require.True(t, probe == nil || probe == ErrEventfdDeferTaskrun || probe == ErrEventfdDeferTaskrunLate,
+		"the probe failed: %v", probe)
 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -79,10 +80,80 @@ func TestEventfdDeferTaskrunProbe(t *testing.T) {
 	}
 	runtime.KeepAlive(buf)
 	require.Equal(t, 3, got, "every read completed")
-	if probe == nil {
-		require.Zero(t, lost, "the probe says the eventfd works, yet %d completions were slept through", lost)
+	if probe != ErrEventfdDeferTaskrun {
+		require.Zero(t, lost, "the probe says the eventfd signals (%v), yet %d completions were slept through", probe, lost)
 	} else {
 		require.NotZero(t, lost, "the probe says the eventfd loses wakeups, yet none was lost")
 	}
 	t.Logf("kernel %s: eventfd probe %v; wakeups lost %d of 3", uring.KernelRelease(), probe, lost)
+}
+
+// TestParkNetpollWithLateEventfd: where the eventfd signals deferred work
+// late (the probe's ErrEventfdDeferTaskrunLate: 6.18), a NetPark Core with
+// the wake eventfd keeps DEFER_TASKRUN and its ParkNetpoll, with a read in
+// flight, sleeps in io_uring_enter (one kernel wait, no netpoll park) and
+// ends with the read's CQE; elsewhere it parks in the netpoller. With
+// nothing in flight it parks in the netpoller everywhere, and a Wake ends
+// that park.
+func TestParkNetpollWithLateEventfd(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	probe := eventfdSignalsDeferredWork()
+	late := probe == ErrEventfdDeferTaskrunLate
+	c, err := NewCore(WithEntries(8), WithNetPark(), WithKernelWake())
+	require.NoError(t, err)
+	defer func() { require.NoError(t, c.Close()) }() // nothing in flight by then but the wake poll
+	if late {
+		require.NotZero(t, c.Ring().SetupFlags()&sys.SetupDeferTaskrun, "a late eventfd keeps DEFER_TASKRUN with the wake eventfd")
+	}
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	defer pw.Close()
+	buf := make([]byte, 1)
+	got := 0
+	h := HandlerFunc(func(cq *sys.CQE) {
+		if cq.Res == 1 {
+			got++
+		}
+	})
+	s, err := c.Ring().GetSQE()
+	require.NoError(t, err)
+	require.NoError(t, sqe.Read(s, rawFd(t, pr), buf, -1))
+	s.UserData = uint64(c.Acquire(h))
+	_, err = c.Ring().Submit()
+	require.NoError(t, err)
+	go func() {
+		for c.SleepState() == Awake {
+			time.Sleep(100 * time.Microsecond)
+		}
+		_, _ = pw.Write([]byte{7})
+	}()
+	before := c.Stats()
+	for c.InFlight() > 0 {
+		require.NoError(t, c.ParkNetpoll(0))
+		c.Reap()
+	}
+	after := c.Stats()
+	require.Equal(t, 1, got)
+	require.Equal(t, byte(7), buf[0])
+	if late {
+		require.Equal(t, before.NetParks, after.NetParks, "no netpoll park with a read in flight")
+		require.Greater(t, after.KernelWaits, before.KernelWaits)
+	} else {
+		require.Greater(t, after.NetParks, before.NetParks)
+	}
+
+	// Nothing in flight: the netpoller, ended by a Wake.
+	go func() {
+		for c.SleepState() != SleepNetpoll {
+			time.Sleep(100 * time.Microsecond)
+		}
+		c.Wake()
+	}()
+	before = c.Stats()
+	require.NoError(t, c.ParkNetpoll(0))
+	require.Equal(t, before.NetParks+1, c.Stats().NetParks)
+	runtime.KeepAlive(buf)
+	t.Logf("kernel %s: eventfd probe %v", uring.KernelRelease(), probe)
 }

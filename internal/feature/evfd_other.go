@@ -9,3 +9,6 @@ var ErrEventfdDeferTaskrun = errors.New("uring: this kernel's eventfd stops sign
 
 // EventfdSignalsDeferredWork: no io_uring here.
 func EventfdSignalsDeferredWork() error { return ErrUnsupported }
+
+// ErrEventfdDeferTaskrunLate: see the Linux build.
+var ErrEventfdDeferTaskrunLate = errors.New("uring: this kernel's eventfd signals DEFER_TASKRUN completion work late")
