@@ -18,8 +18,9 @@ var ErrEventfdDeferTaskrun = feature.ErrEventfdDeferTaskrun
 // a DEFER_TASKRUN ring is signalled from an RCU callback a grace period
 // later (15-35 ms on a 6.18 VM), not by the wakeup. A Core with the wake
 // eventfd (WithKernelWake) keeps DEFER_TASKRUN there and its ParkNetpoll
-// waits in io_uring_enter while work is in flight; without it the Core
-// does without DEFER_TASKRUN.
+// waits in io_uring_enter while work is in flight and a P is spare
+// (without one it parks, and wakes late); without the wake eventfd the
+// Core does without DEFER_TASKRUN.
 var ErrEventfdDeferTaskrunLate = feature.ErrEventfdDeferTaskrunLate
 
 // eventfdSignalsDeferredWork is the kernel probe (internal/feature): nil
