@@ -181,9 +181,10 @@ func (c *Core) startNetPark() error {
 // instead, for one CQE, a Wake or the timeout: the kernel wakes a waiting
 // submitter at once. Not without a P to spare (GOMAXPROCS at most the
 // running owners): the kernel wait would keep the P that the goroutines
-// which feed the owner need, until sysmon retakes it.
+// which feed the owner need, until sysmon retakes it. Nor once stopping:
+// the wake poll is not re-armed then, and only a park hears a Wake.
 func (c *Core) ParkNetpoll(timeout time.Duration) error {
-	if c.efdLate && c.inflight > 0 && spareP() {
+	if c.efdLate && c.inflight > 0 && !c.stop.Load() && spareP() {
 		slept, err := c.SleepInKernelTimeout(1, timeout, 0)
 		if slept {
 			c.st.KernelWaits++

@@ -70,14 +70,7 @@ func (c *Core) Wait(parkNow bool) {
 		c.noteWait(time.Since(start))
 		return
 	}
-	late := c.efdLate && c.inflight > 0 && spareP()
-	if late && parkNow {
-		// The goroutines just made runnable are queued on this P: let them
-		// run before the kernel wait holds it (a netpoll park would hand
-		// it over, but wake late).
-		runtime.Gosched()
-	}
-	if !c.NetPark() || late || (!parkNow && c.waitInKernel()) {
+	if !c.NetPark() || (!parkNow && c.waitInKernel()) {
 		if slept, _ := c.SleepInKernel(); slept {
 			c.st.KernelWaits++
 			c.noteWait(time.Since(start))

@@ -151,8 +151,9 @@
 //     15-35 ms after the poll wakeup that queued the work), a Core with
 //     the wake eventfd keeps DEFER_TASKRUN and, while it has operations
 //     in flight and a P to spare, waits in io_uring_enter instead of the
-//     netpoller (one without it leaves DEFER_TASKRUN out); CancelAll falls back to one cancel per slot where CANCEL_ANY
-//     is missing (before 5.19).
+//     netpoller (one without it leaves DEFER_TASKRUN out); CancelAll
+//     falls back to one cancel per slot where CANCEL_ANY is missing
+//     (before 5.19).
 //
 // A Shared ring is a plain one (no SINGLE_ISSUER, DEFER_TASKRUN or
 // SQPOLL). The goroutine that leads submits and waits; the others publish
