@@ -27,7 +27,9 @@ var (
 
 // runFiles: QD goroutines, each looping 4 KiB ReadAt or WriteAt at random
 // aligned offsets of one file, on a task/fileio File (package-level
-// OpenFile: Default's rings) vs an *os.File opened with the same flags.
+// OpenFile: Default's rings) vs an *os.File opened with the same flags;
+// for reads on io_uring, QD tasks on one executor reading the same way
+// (randread's task side) as a peer.
 func runFiles(c *Config) ([]Point, error) {
 	modes := orStrings(c.Modes, filesDefaultModes)
 	for _, m := range modes {
@@ -71,7 +73,8 @@ func runFiles(c *Config) ([]Point, error) {
 		wpath = p
 	}
 	proj := "fileio.File"
-	if err := fileio.Default().Fallback(); err != nil {
+	fallback := fileio.Default().Fallback()
+	if err := fallback; err != nil {
 		// The package runs on plain system calls: say so in every row.
 		proj = "fileio.File (fallback: no io_uring)"
 		c.logf("bench: files: fileio.Default() runs on plain system calls: %v", err)
@@ -119,6 +122,12 @@ func runFiles(c *Config) ([]Point, error) {
 				baseline: impl{base, func() (sample, error) {
 					return q.run(func() (filesFile, error) { return os.OpenFile(q.path, q.flags, 0) })
 				}},
+			}
+			if !fc.write && fallback == nil {
+				// The same reads awaited by QD tasks on one executor: issue
+				// 24's "within 10 % of the task layer", in the same run.
+				rc := rrConfig{path: q.path, mode: q.mode, qd: qd, execs: 1, blocks: q.blocks, d: q.d}
+				s.peers = []impl{{"task layer (1 executor)", rc.task}}
 			}
 			pts, err := c.measure(s)
 			if err != nil {

@@ -14,7 +14,8 @@ import (
 
 // TestFilesWorkload: a tiny run of every files mode returns, per queue
 // depth, a point with positive ops/s and CPU time per op for fileio and
-// for os.File; the direct modes are skipped (their points say why) where
+// for os.File, and for reads on io_uring a peer point of the task layer
+// at the same depth; the direct modes are skipped (their points say why) where
 // the temp dir refuses O_DIRECT. The temp files are removed.
 func TestFilesWorkload(t *testing.T) {
 	dir := t.TempDir()
@@ -55,6 +56,14 @@ func TestFilesWorkload(t *testing.T) {
 				require.Positive(t, p.CPU, "%+v", p)
 				require.Positive(t, p.BaselineCPU, "%+v", p)
 				require.InDelta(t, p.Value/p.BaselineValue, p.Ratio, 1e-9)
+				if strings.HasPrefix(mode, "write-") || strings.Contains(p.Impl, "fallback") {
+					require.Empty(t, p.Peers, "no task-layer peer for writes, nor without io_uring")
+					continue
+				}
+				require.Len(t, p.Peers, 1, "the task layer at the same depth")
+				require.Equal(t, "task layer (1 executor)", p.Peers[0].Name)
+				require.Positive(t, p.Peers[0].Value)
+				require.InDelta(t, p.Value/p.Peers[0].Value, p.Peers[0].Ratio, 1e-9)
 			}
 		})
 	}
