@@ -74,10 +74,10 @@ func runFiles(c *Config) ([]Point, error) {
 	}
 	proj := "fileio.File"
 	fallback := fileio.Default().Fallback()
-	if err := fallback; err != nil {
+	if fallback != nil {
 		// The package runs on plain system calls: say so in every row.
 		proj = "fileio.File (fallback: no io_uring)"
-		c.logf("bench: files: fileio.Default() runs on plain system calls: %v", err)
+		c.logf("bench: files: fileio.Default() runs on plain system calls: %v", fallback)
 	}
 	d := c.dur()
 	var out []Point
