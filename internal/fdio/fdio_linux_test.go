@@ -39,8 +39,15 @@ func TestRecvSendNonblock(t *testing.T) {
 
 // TestPreadNowait: cached data comes back at once (at an offset and at
 // the file position); a read that would wait is EAGAIN; errors are bare
-// errnos and the EAGAIN path allocates nothing.
+// errnos and the EAGAIN path allocates nothing. The same for PreadCached,
+// whose reads past rawCachedMax go through the scheduler's hooks.
 func TestPreadNowait(t *testing.T) {
+	for name, read := range map[string]func(int, []byte, int64) (int, error){"PreadNowait": PreadNowait, "PreadCached": PreadCached} {
+		t.Run(name, func(t *testing.T) { testPreadNowait(t, read) })
+	}
+}
+
+func testPreadNowait(t *testing.T, read func(fd int, b []byte, off int64) (int, error)) {
 	f, err := os.CreateTemp(t.TempDir(), "nowait")
 	require.NoError(t, err)
 	defer f.Close()
@@ -50,7 +57,7 @@ func TestPreadNowait(t *testing.T) {
 	fd := int(f.Fd())
 
 	buf := make([]byte, 4096)
-	n, err := PreadNowait(fd, buf, 8192)
+	n, err := read(fd, buf, 8192)
 	if errors.Is(err, unix.EOPNOTSUPP) {
 		// A filesystem without RWF_NOWAIT reads (5.10's tmpfs): the
 		// answer callers fall back on, a bare errno.
@@ -65,28 +72,33 @@ func TestPreadNowait(t *testing.T) {
 
 	_, err = f.Seek(100, io.SeekStart)
 	require.NoError(t, err)
-	n, err = PreadNowait(fd, buf[:10], -1)
+	n, err = read(fd, buf[:10], -1)
 	require.NoError(t, err)
 	require.Equal(t, data[100:110], buf[:10])
 	pos, err := f.Seek(0, io.SeekCurrent)
 	require.NoError(t, err)
 	require.Equal(t, int64(110), pos, "offset -1 reads at and advances the file position")
 
-	n, err = PreadNowait(fd, buf, int64(len(data)))
+	n, err = read(fd, buf, int64(len(data)))
 	require.NoError(t, err)
 	require.Zero(t, n, "end of file")
+
+	big := make([]byte, rawCachedMax+4096) // past the raw size: the same answer
+	n, err = read(fd, big, 0)
+	require.NoError(t, err)
+	require.Equal(t, data, big[:n])
 
 	// An empty pipe: the read would wait, so EAGAIN, and no allocation.
 	p := make([]int, 2)
 	require.NoError(t, unix.Pipe2(p, unix.O_CLOEXEC))
 	defer unix.Close(p[0])
 	defer unix.Close(p[1])
-	_, err = PreadNowait(p[0], buf, -1)
+	_, err = read(p[0], buf, -1)
 	require.Equal(t, unix.EAGAIN, err)
-	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = PreadNowait(p[0], buf, -1) }))
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = read(p[0], buf, -1) }))
 	_, err = unix.Write(p[1], []byte("pipe"))
 	require.NoError(t, err)
-	n, err = PreadNowait(p[0], buf, -1)
+	n, err = read(p[0], buf, -1)
 	require.NoError(t, err)
 	require.Equal(t, "pipe", string(buf[:n]))
 
@@ -98,7 +110,7 @@ func TestPreadNowait(t *testing.T) {
 	if st.Type != unix.TMPFS_MAGIC && st.Type != unix.RAMFS_MAGIC {
 		require.NoError(t, f.Sync())
 		require.NoError(t, unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED))
-		n, err = PreadNowait(fd, buf, 32768)
+		n, err = read(fd, buf, 32768)
 		if err != nil {
 			require.Equal(t, unix.EAGAIN, err)
 		} else {
@@ -106,6 +118,6 @@ func TestPreadNowait(t *testing.T) {
 		}
 	}
 
-	_, err = PreadNowait(-1, buf, 0)
+	_, err = read(-1, buf, 0)
 	require.Equal(t, unix.EBADF, err)
 }

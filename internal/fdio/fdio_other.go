@@ -19,6 +19,8 @@ func SendNonblock(fd int, b []byte) (int, error) { return 0, errNoSys }
 
 func PreadNowait(fd int, b []byte, off int64) (int, error) { return 0, errNoSys }
 
+func PreadCached(fd int, b []byte, off int64) (int, error) { return 0, errNoSys }
+
 func RecvFlags(fd int, b []byte, flags int) (int, error) { return 0, errNoSys }
 
 func SendFlags(fd int, b []byte, flags int) (int, error) { return 0, errNoSys }

@@ -6,13 +6,10 @@
 // nor a symbolic link leads out), that http.FileServer serves.
 //
 // How a read travels: File.ReadAt on a regular file first asks the page
-// cache without waiting (preadv2 RWF_NOWAIT); what the cache cannot give
-// goes to one of the package's rings (poll.Shared). Once the cache has
-// answered 64 such probes of a file in a row, its reads are plain
-// pread(2) calls (the kernel serves them faster than preadv2), one in 16
-// still a probe: the first probe the cache cannot answer makes every read
-// a probe again. A read the cache cannot give meanwhile waits on its
-// goroutine's thread, as os's does. A goroutine alone on
+// cache without waiting (preadv2 RWF_NOWAIT), as a raw system call that
+// skips the Go scheduler's syscall hooks — it cannot sleep, and a cached
+// 4 KiB read costs ≈ 15 % less than os's pread(2); what the cache cannot
+// give goes to one of the package's rings (poll.Shared). A goroutine alone on
 // its ring submits and waits in one io_uring_enter, as pread(2) would, on
 // its own thread; when many read at once, the ring's reaper thread
 // submits their SQEs and reaps their CQEs in batches, and each goroutine

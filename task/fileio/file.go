@@ -24,7 +24,6 @@ type File struct {
 	direct     bool          // O_DIRECT: no page-cache probe
 	append     bool          // O_APPEND: WriteAt is refused, as os refuses it
 	nowaitRead atomic.Bool   // the page-cache probe (RWF_NOWAIT) works for reads here
-	cacheHits  atomic.Int32  // probes in a row the page cache answered (see pread)
 	g          fdguard.Guard // Close waits for the ring calls in progress
 }
 

@@ -3,7 +3,6 @@
 package fileio
 
 import (
-	"math/rand/v2"
 	"os"
 	"syscall"
 
@@ -55,27 +54,17 @@ func (r *Rings) NewFile(of *os.File) *File {
 // once the rings are closed or broken).
 func (f *File) pread(b []byte, off int64) (int, error) {
 	if f.nowaitRead.Load() {
-		if f.cacheHits.Load() >= warmAfter && rand.Uint32()%probeEvery != 0 {
-			// The cache has answered every probe lately: a plain pread,
-			// which the kernel serves faster than preadv2 (≈ 0.1 µs a
-			// read here); a read it must wait for blocks this thread, as
-			// os's does, and the next probe that misses turns them off.
-			return ignoringEINTR(func() (int, error) { return unix.Pread(f.fd, b, off) })
-		}
-		n, err := fdio.PreadNowait(f.fd, b, off)
+		// preadv2(RWF_NOWAIT) as a raw system call (fdio.PreadCached):
+		// cheaper than os's pread(2) for a page the cache holds, and an
+		// EAGAIN for one it must wait for, which the ring then reads.
+		n, err := fdio.PreadCached(f.fd, b, off)
 		switch {
 		case err == nil:
-			if f.cacheHits.Load() < warmAfter {
-				f.cacheHits.Add(1)
-			}
 			return n, nil // all, part (the rest comes next round) or 0 at EOF
 		case err == unix.EOPNOTSUPP || err == unix.ENOSYS || err == unix.EINVAL:
 			f.nowaitRead.Store(false) // no RWF_NOWAIT here: the ring every time
-		case err != unix.EAGAIN:
+		case err != unix.EAGAIN && err != unix.EINTR:
 			return 0, err
-		}
-		if f.cacheHits.Load() != 0 {
-			f.cacheHits.Store(0) // a miss: probe every read again
 		}
 	}
 	if s := f.rings.pick(); s != nil {
@@ -88,15 +77,6 @@ func (f *File) pread(b []byte, off int64) (int, error) {
 	}
 	return ignoringEINTR(func() (int, error) { return unix.Pread(f.fd, b, off) })
 }
-
-// A file whose reads the page cache answered warmAfter probes in a row is
-// read with plain pread(2), probing one read in probeEvery (at random,
-// so goroutines reading in step do not all skip it); a probe the cache
-// cannot answer goes to the ring and makes every read a probe again.
-const (
-	warmAfter  = 64
-	probeEvery = 16
-)
 
 // pwrite is one write of up to len(b) bytes at off. An O_DIRECT write
 // goes through a ring once more than ringWriteDepth of them are in flight

@@ -141,7 +141,7 @@ func (f *File) ReadAt(b []byte, off int64) (int, error) {
 	defer f.g.Release()
 	done := 0
 	if f.cached && len(b) > 0 {
-		n, err := fdio.PreadNowait(f.fd, b, off)
+		n, err := fdio.PreadCached(f.fd, b, off)
 		switch {
 		case err != nil: // EAGAIN (not cached) or an error the ring reports
 		case n == len(b):

@@ -35,7 +35,7 @@ func (r *Backend) shortcut(w *iop.Waiter, op *iop.Op) (st iop.Status, ok bool) {
 		// Only when the read would go to the kernel alone: batches stay
 		// batches.
 		if len(buf) > 0 && r.alone() && r.direct(w, op) {
-			if n, err := fdio.PreadNowait(fd, buf, op.Off); err == nil {
+			if n, err := fdio.PreadCached(fd, buf, op.Off); err == nil {
 				r.c.CacheHits++
 				return w.Finish(n, nil), true
 			}
