@@ -159,9 +159,10 @@
 // SQPOLL). The goroutine that leads submits and waits; the others publish
 // their SQEs under the Shared's lock, wake the leader through an eventfd
 // whose POLL_ADD is in the ring, and park until it hands them their result
-// (or the lead). While operations keep coming, a reaper goroutine on a
-// thread of its own takes the lead, so that one thread submits and reaps
-// in batches.
+// (or the lead). While operations keep coming, a reaper goroutine takes
+// the lead, so that one goroutine submits and reaps in batches; having
+// woken the goroutines a reap completed, it yields its P to them, so that
+// their next SQEs go in with its next enter.
 package poll
 
 // Benchmarks of the strategies, and of Loop against a raw Ring, are in

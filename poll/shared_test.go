@@ -360,3 +360,46 @@ func TestSharedNilPrep(t *testing.T) {
 	require.ErrorAs(t, s.DoBatch(make([]int32, 2), nil, nil), &ae)
 	require.Equal(t, "Shared.DoBatch", ae.Func)
 }
+
+// The reaper is an ordinary goroutine: it submits from whatever thread
+// it runs on, and a request's completion work goes to that thread. Such
+// a thread may end (a goroutine that locked it exits): the kernel then
+// cancels the requests it submitted, which Do submits again. Reads of
+// pipes, in flight while threads end all around, return their bytes.
+func TestSharedSubmittersThreadsEnd(t *testing.T) {
+	s := newShared(t, 64)
+	const readers = 16
+	for round := 0; round < 8; round++ {
+		ws := make([]int, readers)
+		res := make(chan int32, readers)
+		for i := range readers {
+			r, w := testutil.Pipe(t)
+			ws[i] = w
+			go func() {
+				buf := make([]byte, 1)
+				n, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, r, buf, -1) }, buf)
+				if err != nil || n != 1 || buf[0] != 'x' {
+					n = -1
+				}
+				res <- n
+			}()
+		}
+		var ended sync.WaitGroup
+		for range 64 { // threads end while the reads wait
+			ended.Add(1)
+			go func() {
+				defer ended.Done()
+				runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+				runtime.Gosched()
+			}()
+		}
+		ended.Wait()
+		for _, w := range ws {
+			_, err := unix.Write(w, []byte("x"))
+			require.NoError(t, err)
+		}
+		for range readers {
+			require.Equal(t, int32(1), within(t, res), "round %d", round)
+		}
+	}
+}

@@ -11,11 +11,11 @@
 // 4 KiB read costs ≈ 15 % less than os's pread(2); what the cache cannot
 // give goes to one of the package's rings (poll.Shared). A goroutine alone on
 // its ring submits and waits in one io_uring_enter, as pread(2) would, on
-// its own thread; when many read at once, the ring's reaper thread
+// its own thread; when many read at once, the ring's reaper goroutine
 // submits their SQEs and reaps their CQEs in batches, and each goroutine
-// is woken with its result (the reaper then spins a few microseconds for
-// their next reads before it sleeps, so that goroutines reading in a loop
-// do not each wake it). Reads of a file opened with O_DIRECT skip the
+// is woken with its result (the reaper then yields its P to them, so
+// that goroutines reading in a loop publish their next reads before its
+// next enter, and need not wake it). Reads of a file opened with O_DIRECT skip the
 // cache probe. ReadAtBatch submits many reads in one enter. WriteAt of
 // an O_DIRECT file goes through a ring the same way once more than 32
 // such writes are in flight on the Rings; fewer are plain pwrite(2)

@@ -83,7 +83,7 @@ func (f *File) pread(b []byte, off int64) (int, error) {
 // on the file's Rings; fewer are plain pwrite(2) calls, as os's. An
 // O_DIRECT write that io_uring runs completes through the kernel's
 // direct-I/O workqueue and then the submitter's task work (two wakes
-// where a blocking pwrite has one), and one reaper thread issues the
+// where a blocking pwrite has one), and one reaper goroutine issues the
 // writes of a busy ring one after another, where os's threads issue them
 // side by side: measured here at QD 1 / 16, 0.38-0.59x / 0.67-0.91x
 // os.File through the ring, 1.9-2.2x at QD 128. A buffered write is a
