@@ -15,14 +15,13 @@
 // submits their SQEs and reaps their CQEs in batches, and each goroutine
 // is woken with its result (the reaper then yields its P to them, so
 // that goroutines reading in a loop publish their next reads before its
-// next enter, and need not wake it). Reads of a file opened with O_DIRECT skip the
-// cache probe. ReadAtBatch submits many reads in one enter. WriteAt of
-// an O_DIRECT file goes through a ring the same way once more than 32
+// next enter, and need not wake it). Reads of a file opened with
+// O_DIRECT skip the cache probe. ReadAtBatch submits many reads in one enter. WriteAt of
+// an O_DIRECT file goes through a ring the same way once more than 4
 // such writes are in flight on the Rings; fewer are plain pwrite(2)
 // calls, as os's (through io_uring a direct write completes through the
-// kernel's direct-I/O workqueue and then the submitter's task work, and
-// the reaper issues a busy ring's writes one after another, which loses
-// to os's threads until the queue is deep). A buffered WriteAt is a plain
+// kernel's direct-I/O workqueue and then the submitter's task work,
+// which loses to os's threads while few are in flight). A buffered WriteAt is a plain
 // pwrite(2), as os's: the page cache takes it at once, and io_uring would
 // hand one that must wait (O_DSYNC) to io-wq, which runs the writes to
 // one file one at a time.
