@@ -16,15 +16,22 @@
 // is woken with its result (the reaper then yields its P to them, so
 // that goroutines reading in a loop publish their next reads before its
 // next enter, and need not wake it). Reads of a file opened with
-// O_DIRECT skip the cache probe. ReadAtBatch submits many reads in one enter. WriteAt of
-// an O_DIRECT file goes through a ring the same way once more than 4
-// such writes are in flight on the Rings; fewer are plain pwrite(2)
-// calls, as os's (through io_uring a direct write completes through the
-// kernel's direct-I/O workqueue and then the submitter's task work,
-// which loses to os's threads while few are in flight). A buffered WriteAt is a plain
-// pwrite(2), as os's: the page cache takes it at once, and io_uring would
-// hand one that must wait (O_DSYNC) to io-wq, which runs the writes to
-// one file one at a time.
+// O_DIRECT skip the cache probe. ReadAtBatch submits many reads in one
+// enter. WriteAt of an O_DIRECT file goes through a ring the same way
+// once more than 4 such writes are in flight on the Rings; fewer are
+// plain pwrite(2) calls, as os's (through io_uring a direct write
+// completes through the kernel's direct-I/O workqueue and then the
+// submitter's task work, which loses to os's threads while few are in
+// flight). A buffered WriteAt is a plain pwrite(2), as os's: the page
+// cache takes it at once, and io_uring would hand one that must wait
+// (O_DSYNC) to io-wq, which runs the writes to one file one at a time.
+// Overlapping WriteAt calls on a file opened with O_DSYNC or O_SYNC are
+// a group commit: each goes into the page cache through a second
+// descriptor of the file without the flag and waits for an fdatasync
+// (fsync for O_SYNC) that began after it, one flush for all the writes
+// that came while the one before ran; a lone write is the file's own
+// synchronous pwrite. Either way WriteAt returns once its bytes are as
+// durable as the flag promises.
 //
 // What stays os's: a file that Go's netpoller can wait on (a pipe, a FIFO,
 // a character device, a socket) is read and written through *os.File, so

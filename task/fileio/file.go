@@ -25,6 +25,7 @@ type File struct {
 	append     bool          // O_APPEND: WriteAt is refused, as os refuses it
 	nowaitRead atomic.Bool   // the page-cache probe (RWF_NOWAIT) works for reads here
 	g          fdguard.Guard // Close waits for the ring calls in progress
+	group      *syncGroup    // O_DSYNC / O_SYNC: overlapping writes share flushes (Linux)
 }
 
 // maxRW caps one read or write request, as os does (1 GiB).
@@ -148,6 +149,7 @@ func (f *File) Close() error {
 	if f.rings != nil && !f.g.Close() {
 		return f.closedErr("close")
 	}
+	f.closeGroup()
 	return f.of.Close()
 }
 

@@ -43,6 +43,7 @@ func (r *Rings) NewFile(of *os.File) *File {
 		return f // pollable or special: os's throughout
 	}
 	f.rings = r
+	f.group = newSyncGroup(f.fd, fl)
 	f.direct = fl&unix.O_DIRECT != 0
 	f.append = fl&unix.O_APPEND != 0
 	f.nowaitRead.Store(!f.direct)
@@ -90,9 +91,13 @@ func (f *File) pread(b []byte, off int64) (int, error) {
 // plain pwrite, as os's: the page cache takes it at memory speed, and
 // through io_uring a buffered write that must wait (O_DSYNC, block
 // allocation) goes to io-wq, which runs the writes to one file one at a
-// time (measured: 0.16-0.27x os.File at QD 16-128 with O_DSYNC). Plain
-// pwrite once the rings are closed or broken.
+// time (measured: 0.16-0.27x os.File at QD 16-128 with O_DSYNC); a
+// synchronous file's (O_DSYNC, O_SYNC) overlapping writes share flushes
+// instead (syncGroup). Plain pwrite once the rings are closed or broken.
 func (f *File) pwrite(b []byte, off int64) (int, error) {
+	if f.group != nil {
+		return f.group.write(f.fd, b, off)
+	}
 	if f.direct {
 		w := &f.rings.directWrites
 		defer w.Add(-1)

@@ -1,0 +1,143 @@
+//go:build linux
+
+package fileio
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// syncGroup makes WriteAt of a file opened with O_DSYNC or O_SYNC (not
+// O_DIRECT) a group commit: a write that is alone is the file's own
+// synchronous pwrite(2), as os's; writes that overlap go into the page
+// cache through a second descriptor of the same file without the flag,
+// and each then waits for a flush (fdatasync(2), fsync(2) for O_SYNC)
+// that began after its write returned — one flush for all the writes
+// that came in while the one before it ran. Each WriteAt returns once its
+// bytes are as durable as the flag promises, as before; a file written by
+// many goroutines pays one device flush per group instead of one per
+// write.
+type syncGroup struct {
+	fd       int  // the file without O_DSYNC / O_SYNC (close-on-exec)
+	fullSync bool // O_SYNC: fsync, the metadata too
+	writes   atomic.Int32
+	flushFn  func() error // g.flush; a test's stand-in
+
+	mu        sync.Mutex
+	cond      sync.Cond
+	started   uint64 // flushes begun
+	completed uint64 // flushes ended, in order: only one runs at a time
+	running   bool
+	waiters   int          // writes waiting for the next flush to begin
+	failed    []flushError // failed flushes (rare) whose writes have not all looked
+}
+
+// flushError is a failed flush, kept until each write it covered took it.
+type flushError struct {
+	gen  uint64
+	err  error
+	left int
+}
+
+// newSyncGroup opens the second descriptor of fd's file, through
+// /proc/self/fd, with fd's access mode; nil when the file is not
+// synchronous, is O_DIRECT or read-only, or cannot be opened again (no
+// /proc, its permissions changed): then every write is the plain one.
+func newSyncGroup(fd, flags int) *syncGroup {
+	if flags&unix.O_DSYNC == 0 || flags&unix.O_DIRECT != 0 || flags&unix.O_ACCMODE == unix.O_RDONLY {
+		return nil
+	}
+	fd2, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), flags&unix.O_ACCMODE|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	g := &syncGroup{fd: fd2, fullSync: flags&unix.O_SYNC == unix.O_SYNC}
+	g.cond.L = &g.mu
+	g.flushFn = g.flush
+	return g
+}
+
+// write is one write of up to len(b) bytes at off, durable when it
+// returns without error: alone, the synchronous fd's own pwrite; with
+// others in flight, a pwrite into the page cache and the group's flush.
+func (g *syncGroup) write(syncFd int, b []byte, off int64) (int, error) {
+	defer g.writes.Add(-1)
+	if g.writes.Add(1) == 1 {
+		return ignoringEINTR(func() (int, error) { return unix.Pwrite(syncFd, b, off) })
+	}
+	n, err := ignoringEINTR(func() (int, error) { return unix.Pwrite(g.fd, b, off) })
+	if n == 0 {
+		return n, err
+	}
+	if ferr := g.flushAfterNow(); ferr != nil {
+		return 0, ferr // the bytes may not be on the device: none counted as written
+	}
+	return n, err
+}
+
+// flushAfterNow returns once a flush that began after the call did has
+// ended, with that flush's error. The caller whose turn it is runs it.
+func (g *syncGroup) flushAfterNow() error {
+	g.mu.Lock()
+	want := g.started + 1 // the first flush to begin from now on
+	g.waiters++
+	for g.completed < want {
+		if g.running {
+			g.cond.Wait()
+			continue
+		}
+		g.running = true
+		g.started++ // == want: nothing runs, so every flush begun has ended
+		gen, covered := g.started, g.waiters
+		g.waiters = 0
+		g.mu.Unlock()
+		err := g.flushFn()
+		g.mu.Lock()
+		g.running = false
+		g.completed = gen
+		if err != nil {
+			g.failed = append(g.failed, flushError{gen, err, covered})
+		}
+		g.cond.Broadcast()
+	}
+	var err error
+	for i := range g.failed {
+		if f := &g.failed[i]; f.gen == want {
+			err = f.err
+			if f.left--; f.left == 0 {
+				g.failed = append(g.failed[:i], g.failed[i+1:]...)
+			}
+			break
+		}
+	}
+	g.mu.Unlock()
+	return err
+}
+
+func (g *syncGroup) flush() error {
+	for {
+		var err error
+		if g.fullSync {
+			err = unix.Fsync(g.fd)
+		} else {
+			err = unix.Fdatasync(g.fd)
+		}
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// close closes the second descriptor (once no write is in flight).
+func (g *syncGroup) close() { _ = unix.Close(g.fd) }
+
+// closeGroup closes f's second descriptor, if any (Close, once no call
+// is in progress).
+func (f *File) closeGroup() {
+	if f.group != nil {
+		f.group.close()
+	}
+}

@@ -1,0 +1,159 @@
+//go:build linux
+
+package fileio
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// Goroutines writing an O_SYNC or O_DSYNC file at once: every byte lands,
+// every flush begun ended and nothing is left waiting, and Close closes
+// the second descriptor.
+func TestSyncFileWritesLand(t *testing.T) {
+	for _, flag := range []int{os.O_SYNC, syscall.O_DSYNC} {
+		t.Run(fmt.Sprintf("flag=%#x", flag), func(t *testing.T) {
+			r := newRings(t, 1)
+			if r.Fallback() != nil {
+				t.Skip("no rings here:", r.Fallback())
+			}
+			path := filepath.Join(t.TempDir(), "dsync")
+			of, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|flag, 0o600)
+			require.NoError(t, err)
+			f := r.NewFile(of)
+			require.NotNil(t, f.group, "a synchronous file groups its writes")
+			require.Equal(t, flag == os.O_SYNC, f.group.fullSync)
+			const writers, each, block = 16, 8, 512
+			want := make([]byte, writers*each*block)
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range each {
+						b := make([]byte, block)
+						for k := range b {
+							b[k] = byte(w*each + i + k)
+						}
+						off := (w*each + i) * block
+						copy(want[off:], b)
+						n, err := f.WriteAt(b, int64(off))
+						if err != nil || n != block {
+							t.Errorf("WriteAt at %d: %d, %v", off, n, err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			g := f.group
+			fd2 := g.fd
+			require.Zero(t, g.writes.Load())
+			require.Zero(t, g.waiters)
+			require.Empty(t, g.failed)
+			require.Equal(t, g.started, g.completed)
+			require.NoError(t, f.Close())
+			var st unix.Stat_t
+			require.Equal(t, unix.EBADF, unix.Fstat(fd2, &st), "Close closed the second descriptor")
+			back, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, want, back)
+		})
+	}
+}
+
+// A lone write is the file's own synchronous pwrite: no flush.
+func TestSyncFileLoneWriteFlushesNothing(t *testing.T) {
+	r := newRings(t, 1)
+	if r.Fallback() != nil {
+		t.Skip("no rings here:", r.Fallback())
+	}
+	path := filepath.Join(t.TempDir(), "dsync")
+	f, err := r.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_DSYNC, 0o600)
+	require.NoError(t, err)
+	defer f.Close()
+	for i := range 4 {
+		_, err = f.WriteAt([]byte("lone"), int64(4*i))
+		require.NoError(t, err)
+	}
+	require.Zero(t, f.group.started)
+	back, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "lonelonelonelone", string(back))
+}
+
+// Writes that come while a flush runs share the next one: n waiters, one
+// more flush. A flush that fails reaches every write it covered, and no
+// other; the record of it goes once all took it.
+func TestSyncGroupSharesAndFailsFlushes(t *testing.T) {
+	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
+	require.NotNil(t, g)
+	defer g.close()
+	release := make(chan error)
+	var flushes int
+	g.flushFn = func() error { flushes++; return <-release }
+
+	first := make(chan error, 1)
+	go func() { first <- g.flushAfterNow() }()
+	waitFor(t, g, func() bool { return g.running })
+	const n = 8
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- g.flushAfterNow() }()
+	}
+	waitFor(t, g, func() bool { return g.waiters == n })
+	release <- nil // the first flush: began before the n came
+	require.NoError(t, <-first)
+	release <- unix.EIO // the one that covers the n
+	for range n {
+		require.Equal(t, unix.EIO, <-errs)
+	}
+	require.Equal(t, 2, flushes)
+	g.mu.Lock()
+	require.Empty(t, g.failed, "every write covered took the error")
+	g.mu.Unlock()
+	go func() { release <- nil }()
+	require.NoError(t, g.flushAfterNow(), "a later flush that works")
+	require.Equal(t, 3, flushes)
+}
+
+// Only a synchronous, buffered, writable file gets a group.
+func TestSyncGroupOnlyForSyncWritableFiles(t *testing.T) {
+	fd := openSync(t)
+	require.Nil(t, newSyncGroup(fd, os.O_RDWR))
+	require.Nil(t, newSyncGroup(fd, os.O_RDONLY|syscall.O_DSYNC))
+	require.Nil(t, newSyncGroup(fd, os.O_RDWR|syscall.O_DSYNC|syscall.O_DIRECT))
+	require.Nil(t, newSyncGroup(-1, os.O_RDWR|syscall.O_DSYNC), "no file to open again")
+	g := newSyncGroup(fd, os.O_WRONLY|syscall.O_DSYNC)
+	require.NotNil(t, g)
+	g.close()
+}
+
+func openSync(t *testing.T) int {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(t.TempDir(), "g"), os.O_RDWR|os.O_CREATE|syscall.O_DSYNC, 0o600)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return int(f.Fd())
+}
+
+// waitFor waits, yielding, until cond holds under g.mu.
+func waitFor(t *testing.T, g *syncGroup, cond func() bool) {
+	t.Helper()
+	for {
+		g.mu.Lock()
+		ok := cond()
+		g.mu.Unlock()
+		if ok {
+			return
+		}
+		runtime.Gosched()
+	}
+}
