@@ -69,13 +69,13 @@ func (g *syncGroup) write(syncFd int, b []byte, off int64) (int, error) {
 		return ignoringEINTR(func() (int, error) { return unix.Pwrite(syncFd, b, off) })
 	}
 	n, err := ignoringEINTR(func() (int, error) { return unix.Pwrite(g.fd, b, off) })
-	if n == 0 {
-		return n, err
+	if err != nil || n <= 0 {
+		return 0, err // nothing written: nothing to flush
 	}
 	if ferr := g.flushAfterNow(); ferr != nil {
 		return 0, ferr // the bytes may not be on the device: none counted as written
 	}
-	return n, err
+	return n, nil
 }
 
 // flushAfterNow returns once a flush that began after the call did has
