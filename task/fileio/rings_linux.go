@@ -99,6 +99,9 @@ func (r *Rings) pick() *poll.Shared {
 	if len(r.rings) == 0 || r.closed.Load() {
 		return nil
 	}
+	if len(r.rings) == 1 {
+		return r.rings[0] // no shared counter for every call to bounce between CPUs
+	}
 	return r.rings[r.next.Add(1)%uint32(len(r.rings))]
 }
 
