@@ -31,9 +31,10 @@ import (
 // yields its P to them before it submits again: the wakes put them on
 // that P's run queue, and a reaper asleep in the kernel would hold the P
 // in its system call, stranding them until Go's sysmon retakes it
-// (≥ 20 µs; measured: 2 in 16 reads waiting there at 16 goroutines).
-// Yielding, they run at once, publish their next SQEs, and those go in
-// with the reaper's next enter.
+// (≥ 20 µs). Yielding, they run at once, publish their next SQEs, and
+// those go in with the reaper's next enter (measured with 16 goroutines
+// reading: 12.3-13.1 of the 16 reads in the kernel at each enter, against
+// 9.5-9.8 for a reaper that slept).
 //
 // Requests belong to the thread that submitted them (see package uring):
 // the kernel cancels a request whose thread exits, or that waited for a
