@@ -47,13 +47,7 @@ func RecvNonblock(fd int, b []byte) (int, error) {
 // device. The error is the bare unix.Errno so the EAGAIN path allocates
 // nothing.
 func PreadNowait(fd int, b []byte, off int64) (int, error) {
-	var iov unix.Iovec
-	if len(b) > 0 {
-		iov.Base = &b[0]
-		iov.SetLen(len(b))
-	}
-	// pos_l, pos_h: the high half is only used where long is 32 bits.
-	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	iov, lo, hi := oneIovec(b, off)
 	n, _, errno := unix.Syscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_NOWAIT)
 	if errno != 0 {
 		return 0, errno
@@ -115,17 +109,22 @@ func PreadCached(fd int, b []byte, off int64) (int, error) {
 	if len(b) > rawCachedMax {
 		return PreadNowait(fd, b, off)
 	}
-	var iov unix.Iovec
-	if len(b) > 0 {
-		iov.Base = &b[0]
-		iov.SetLen(len(b))
-	}
-	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	iov, lo, hi := oneIovec(b, off)
 	n, _, errno := unix.RawSyscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_NOWAIT)
 	if errno != 0 {
 		return 0, errno
 	}
 	return int(n), nil
+}
+
+// oneIovec is the iovec of b and off split into preadv2/pwritev2's pos_l
+// and pos_h (the high half is only used where long is 32 bits).
+func oneIovec(b []byte, off int64) (iov unix.Iovec, lo, hi uintptr) {
+	if len(b) > 0 {
+		iov.Base = &b[0]
+		iov.SetLen(len(b))
+	}
+	return iov, uintptr(off), uintptr(uint64(off) >> (unsafe.Sizeof(uintptr(0))*8 - 1) >> 1)
 }
 
 // rawCachedMax is the longest read PreadCached makes raw: copying 64 KiB
@@ -136,12 +135,7 @@ const rawCachedMax = 64 << 10
 // (pwritev2(2) with RWF_NOWAIT, Linux 4.14): EAGAIN when the write would
 // have to wait (a full pipe or socket buffer, a lock, allocation).
 func PwriteNowait(fd int, b []byte, off int64) (int, error) {
-	var iov unix.Iovec
-	if len(b) > 0 {
-		iov.Base = &b[0]
-		iov.SetLen(len(b))
-	}
-	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
+	iov, lo, hi := oneIovec(b, off)
 	n, _, errno := unix.Syscall6(unix.SYS_PWRITEV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_NOWAIT)
 	if errno != 0 {
 		return 0, errno
