@@ -3,9 +3,11 @@
 package fileio
 
 import (
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,7 +26,8 @@ type syncGroup struct {
 	fd       int  // the file without O_DSYNC / O_SYNC (close-on-exec)
 	fullSync bool // O_SYNC: fsync, the metadata too
 	writes   atomic.Int32
-	flushFn  func() error // g.flush; a test's stand-in
+	flushFn  func() error  // g.flush; a test's stand-in
+	window   time.Duration // gatherWindow; a test's longer one
 
 	mu        sync.Mutex
 	cond      sync.Cond
@@ -34,6 +37,12 @@ type syncGroup struct {
 	waiters   int          // writes waiting for the next flush to begin
 	failed    []flushError // failed flushes (rare) whose writes have not all looked
 }
+
+// gatherWindow bounds how long a flush waits for the writes under way to
+// join it: a few pwrite(2)s into the page cache, against a device flush of
+// 100s of µs (measured on a virtio disk, 16 writers: 15 writes per flush
+// against 8 without the wait, and 1.3-1.6x the writes per second).
+const gatherWindow = 50 * time.Microsecond
 
 // flushError is a failed flush, kept until each write it covered took it.
 type flushError struct {
@@ -57,6 +66,7 @@ func newSyncGroup(fd, flags int) *syncGroup {
 	g := &syncGroup{fd: fd2, fullSync: flags&unix.O_SYNC == unix.O_SYNC}
 	g.cond.L = &g.mu
 	g.flushFn = g.flush
+	g.window = gatherWindow
 	return g
 }
 
@@ -84,9 +94,14 @@ func (g *syncGroup) flushAfterNow() error {
 	g.mu.Lock()
 	want := g.started + 1 // the first flush to begin from now on
 	g.waiters++
+	var since time.Time
 	for g.completed < want {
 		if g.running {
 			g.cond.Wait()
+			since = time.Time{} // a new flush to gather for
+			continue
+		}
+		if g.gathering(&since) {
 			continue
 		}
 		g.running = true
@@ -115,6 +130,31 @@ func (g *syncGroup) flushAfterNow() error {
 	}
 	g.mu.Unlock()
 	return err
+}
+
+// gathering is the wait, before a flush begins, for the group's writes
+// under way to join it (mu held; released meanwhile): a pwrite in
+// progress, or a writer the last flush just released coming back with
+// its next write. Without it the next flush would begin at once, with the
+// writes that waited through the last one, and the released writers would
+// wait a whole flush more: two half groups per flush instead of one. It
+// yields until every write under way waits, at most gatherWindow since
+// the first look (a write under way that never waits, a lone one's own
+// synchronous pwrite, ends it so); reports whether it waited.
+func (g *syncGroup) gathering(since *time.Time) bool {
+	if int(g.writes.Load()) <= g.waiters {
+		return false
+	}
+	now := time.Now()
+	if since.IsZero() {
+		*since = now
+	} else if now.Sub(*since) >= g.window {
+		return false
+	}
+	g.mu.Unlock()
+	runtime.Gosched()
+	g.mu.Lock()
+	return true
 }
 
 func (g *syncGroup) flush() error {

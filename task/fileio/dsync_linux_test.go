@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -122,6 +123,46 @@ func TestSyncGroupSharesAndFailsFlushes(t *testing.T) {
 	go func() { release <- nil }()
 	require.NoError(t, g.flushAfterNow(), "a later flush that works")
 	require.Equal(t, 3, flushes)
+}
+
+// A flush waits for the group's writes under way to join it: with one
+// write between its pwrite and its wait, the writer about to flush waits
+// for it, and one flush covers both (without the wait it would flush
+// alone, and the other write would need a flush of its own).
+func TestSyncGroupGathersWritesUnderWay(t *testing.T) {
+	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
+	require.NotNil(t, g)
+	defer g.close()
+	g.window = time.Hour // the bound is the next test's
+	var flushes int
+	g.flushFn = func() error { flushes++; return nil }
+
+	g.writes.Add(2) // two writes in the group: one pwrite done, one under way
+	first := make(chan error, 1)
+	go func() { first <- g.flushAfterNow() }()
+	waitFor(t, g, func() bool { return g.waiters == 1 || g.started > 0 })
+	second := make(chan error, 1)
+	go func() { second <- g.flushAfterNow() }()
+	require.NoError(t, <-first)
+	require.NoError(t, <-second)
+	g.writes.Add(-2)
+	require.Equal(t, 1, flushes, "one flush for both writes")
+}
+
+// A write under way that never waits for a flush (a lone write's own
+// synchronous pwrite) holds the next flush back no longer than the
+// window.
+func TestSyncGroupGatherEndsAtWindow(t *testing.T) {
+	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
+	require.NotNil(t, g)
+	defer g.close()
+	g.window = time.Millisecond
+	var flushes int
+	g.flushFn = func() error { flushes++; return nil }
+	g.writes.Add(2)
+	require.NoError(t, g.flushAfterNow())
+	g.writes.Add(-2)
+	require.Equal(t, 1, flushes)
 }
 
 // Only a synchronous, buffered, writable file gets a group.
