@@ -29,8 +29,9 @@
 // a group commit: each goes into the page cache through a second
 // descriptor of the file without the flag and waits for an fdatasync
 // (fsync for O_SYNC) that began after it, one flush for all the writes
-// that came while the one before ran; a lone write is the file's own
-// synchronous pwrite. Either way WriteAt returns once its bytes are as
+// that came while the one before ran (a flush about to begin waits up to
+// 50 µs for the writes already under way to join it); a lone write is
+// the file's own synchronous pwrite. Either way WriteAt returns once its bytes are as
 // durable as the flag promises.
 //
 // What stays os's: a file that Go's netpoller can wait on (a pipe, a FIFO,
