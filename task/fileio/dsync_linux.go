@@ -23,9 +23,10 @@ import (
 // many goroutines pays one device flush per group instead of one per
 // write.
 type syncGroup struct {
-	fd       int  // the file without O_DSYNC / O_SYNC (close-on-exec)
-	fullSync bool // O_SYNC: fsync, the metadata too
-	writes   atomic.Int32
+	fd       int           // the file without O_DSYNC / O_SYNC (close-on-exec)
+	fullSync bool          // O_SYNC: fsync, the metadata too
+	writes   atomic.Int32  // WriteAt calls in write
+	lone     atomic.Bool   // one of them is a lone write (at most one is)
 	flushFn  func() error  // g.flush; a test's stand-in
 	window   time.Duration // gatherWindow; a test's longer one
 
@@ -76,7 +77,10 @@ func newSyncGroup(fd, flags int) *syncGroup {
 func (g *syncGroup) write(syncFd int, b []byte, off int64) (int, error) {
 	defer g.writes.Add(-1)
 	if g.writes.Add(1) == 1 {
-		return ignoringEINTR(func() (int, error) { return unix.Pwrite(syncFd, b, off) })
+		g.lone.Store(true) // never a flush's: gathering does not wait for it
+		n, err := ignoringEINTR(func() (int, error) { return unix.Pwrite(syncFd, b, off) })
+		g.lone.Store(false)
+		return n, err
 	}
 	n, err := ignoringEINTR(func() (int, error) { return unix.Pwrite(g.fd, b, off) })
 	if err != nil || n <= 0 {
@@ -138,11 +142,15 @@ func (g *syncGroup) flushAfterNow() error {
 // its next write. Without it the next flush would begin at once, with the
 // writes that waited through the last one, and the released writers would
 // wait a whole flush more: two half groups per flush instead of one. It
-// yields until every write under way waits, at most gatherWindow since
-// the first look (a write under way that never waits, a lone one's own
-// synchronous pwrite, ends it so); reports whether it waited.
+// yields until every write under way waits (a lone write's own
+// synchronous pwrite never will, and does not count), at most
+// gatherWindow since the first look; reports whether it waited.
 func (g *syncGroup) gathering(since *time.Time) bool {
-	if int(g.writes.Load()) <= g.waiters {
+	under := int(g.writes.Load()) - g.waiters
+	if g.lone.Load() {
+		under--
+	}
+	if under <= 0 {
 		return false
 	}
 	now := time.Now()

@@ -149,9 +149,9 @@ func TestSyncGroupGathersWritesUnderWay(t *testing.T) {
 	require.Equal(t, 1, flushes, "one flush for both writes")
 }
 
-// A write under way that never waits for a flush (a lone write's own
-// synchronous pwrite) holds the next flush back no longer than the
-// window.
+// A write under way that never waits for a flush (one whose writer left
+// between its pwrite and its wait, say) holds the next flush back no
+// longer than the window.
 func TestSyncGroupGatherEndsAtWindow(t *testing.T) {
 	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
 	require.NotNil(t, g)
@@ -161,6 +161,23 @@ func TestSyncGroupGatherEndsAtWindow(t *testing.T) {
 	g.flushFn = func() error { flushes++; return nil }
 	g.writes.Add(2)
 	require.NoError(t, g.flushAfterNow())
+	g.writes.Add(-2)
+	require.Equal(t, 1, flushes)
+}
+
+// A lone write under way (the file's own synchronous pwrite, which never
+// waits for a flush) does not hold the next flush back at all.
+func TestSyncGroupGatherSkipsLoneWrite(t *testing.T) {
+	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
+	require.NotNil(t, g)
+	defer g.close()
+	g.window = time.Hour
+	var flushes int
+	g.flushFn = func() error { flushes++; return nil }
+	g.writes.Add(2) // the lone write and this one
+	g.lone.Store(true)
+	require.NoError(t, g.flushAfterNow())
+	g.lone.Store(false)
 	g.writes.Add(-2)
 	require.Equal(t, 1, flushes)
 }
