@@ -130,12 +130,7 @@ func TestSyncGroupSharesAndFailsFlushes(t *testing.T) {
 // for it, and one flush covers both (without the wait it would flush
 // alone, and the other write would need a flush of its own).
 func TestSyncGroupGathersWritesUnderWay(t *testing.T) {
-	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
-	require.NotNil(t, g)
-	defer g.close()
-	g.window = time.Hour // the bound is the next test's
-	var flushes int
-	g.flushFn = func() error { flushes++; return nil }
+	g, flushes := countingGroup(t, time.Hour) // the bound is the next test's
 
 	g.writes.Add(2) // two writes in the group: one pwrite done, one under way
 	first := make(chan error, 1)
@@ -146,40 +141,43 @@ func TestSyncGroupGathersWritesUnderWay(t *testing.T) {
 	require.NoError(t, <-first)
 	require.NoError(t, <-second)
 	g.writes.Add(-2)
-	require.Equal(t, 1, flushes, "one flush for both writes")
+	require.Equal(t, 1, *flushes, "one flush for both writes")
 }
 
 // A write under way that never waits for a flush (one whose writer left
 // between its pwrite and its wait, say) holds the next flush back no
 // longer than the window.
 func TestSyncGroupGatherEndsAtWindow(t *testing.T) {
-	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
-	require.NotNil(t, g)
-	defer g.close()
-	g.window = time.Millisecond
-	var flushes int
-	g.flushFn = func() error { flushes++; return nil }
+	g, flushes := countingGroup(t, time.Millisecond)
 	g.writes.Add(2)
 	require.NoError(t, g.flushAfterNow())
 	g.writes.Add(-2)
-	require.Equal(t, 1, flushes)
+	require.Equal(t, 1, *flushes)
 }
 
 // A lone write under way (the file's own synchronous pwrite, which never
 // waits for a flush) does not hold the next flush back at all.
 func TestSyncGroupGatherSkipsLoneWrite(t *testing.T) {
-	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
-	require.NotNil(t, g)
-	defer g.close()
-	g.window = time.Hour
-	var flushes int
-	g.flushFn = func() error { flushes++; return nil }
+	g, flushes := countingGroup(t, time.Hour)
 	g.writes.Add(2) // the lone write and this one
 	g.lone.Store(true)
 	require.NoError(t, g.flushAfterNow())
 	g.lone.Store(false)
 	g.writes.Add(-2)
-	require.Equal(t, 1, flushes)
+	require.Equal(t, 1, *flushes)
+}
+
+// countingGroup is a group on a temp file with the gather window given
+// and a flush that only counts its calls.
+func countingGroup(t *testing.T, window time.Duration) (*syncGroup, *int) {
+	t.Helper()
+	g := newSyncGroup(openSync(t), os.O_RDWR|syscall.O_DSYNC)
+	require.NotNil(t, g)
+	t.Cleanup(g.close)
+	g.window = window
+	flushes := new(int)
+	g.flushFn = func() error { *flushes++; return nil }
+	return g, flushes
 }
 
 // Only a synchronous, buffered, writable file gets a group.
