@@ -162,7 +162,8 @@
 // (or the lead). While operations keep coming, a reaper goroutine takes
 // the lead, so that one goroutine submits and reaps in batches; having
 // woken the goroutines a reap completed, it yields its P to them, so that
-// their next SQEs go in with its next enter.
+// their next SQEs go in with its next enter — unless the kernel still
+// holds more than 32 operations, when reaping again at once counts more.
 package poll
 
 // Benchmarks of the strategies, and of Loop against a raw Ring, are in

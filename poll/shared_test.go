@@ -403,3 +403,57 @@ func TestSharedSubmittersThreadsEnd(t *testing.T) {
 		}
 	}
 }
+
+// The reaper yields to the goroutines it woke only while the kernel holds
+// at most yieldInFlight operations: with more in flight it reaps again at
+// once. Reads of empty pipes hold the count; NOPs from one goroutine give
+// the reaper completions to deliver.
+func TestSharedReaperYieldsOnlyWhileFewInFlight(t *testing.T) {
+	s := newShared(t, 256)
+	const held = yieldInFlight + 8
+	writers := make([]int, held)
+	results := make([]chan int32, held)
+	for i := range held {
+		r, w := testutil.Pipe(t)
+		writers[i] = w
+		out := make(chan int32, 1)
+		results[i] = out
+		go func() {
+			buf := make([]byte, 1)
+			res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, r, buf, -1) }, buf)
+			if err != nil {
+				res = -1
+			}
+			out <- res
+		}()
+		waitPending(t, s, i+1)
+	}
+	nops := func(n int) uint64 {
+		s.mu.Lock()
+		before := s.yields
+		s.mu.Unlock()
+		for range n {
+			res, _, err := s.Do(nopPrep, nil)
+			require.NoError(t, err)
+			require.Equal(t, int32(0), res)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		require.True(t, s.reaping, "the reaper delivers the NOPs")
+		return s.yields - before
+	}
+	require.Equal(t, uint64(0), nops(100), "%d reads in the kernel: no yield", held)
+
+	// Complete all but 8 reads: now the reaper yields after each delivery.
+	for i := range held - 8 {
+		_, err := unix.Write(writers[i], []byte("x"))
+		require.NoError(t, err)
+		require.Equal(t, int32(1), within(t, results[i]))
+	}
+	require.Equal(t, uint64(100), nops(100), "8 reads in the kernel: a yield after each NOP's delivery")
+	for i := held - 8; i < held; i++ {
+		_, err := unix.Write(writers[i], []byte("x"))
+		require.NoError(t, err)
+		require.Equal(t, int32(1), within(t, results[i]))
+	}
+}

@@ -15,7 +15,8 @@
 // submits their SQEs and reaps their CQEs in batches, and each goroutine
 // is woken with its result (the reaper then yields its P to them, so
 // that goroutines reading in a loop publish their next reads before its
-// next enter, and need not wake it). Reads of a file opened with
+// next enter, and need not wake it; with more than 32 reads in the
+// kernel it reaps again at once instead). Reads of a file opened with
 // O_DIRECT skip the cache probe. ReadAtBatch submits many reads in one
 // enter. WriteAt of an O_DIRECT file goes through a ring the same way
 // once more than 4 such writes are in flight on the Rings; fewer are
