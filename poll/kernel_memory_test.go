@@ -226,7 +226,7 @@ func TestSharedBrokenEnterKeepsSubmittedPinned(t *testing.T) {
 	require.Len(t, s.limbo, 1, "the submitted read stays pinned")
 	op := s.limbo[0]
 	require.True(t, op.limbo)
-	require.Equal(t, uint32(1), op.gen&1, "its record is not reused")
+	require.Equal(t, uint32(1), op.gen.Load()&1, "its record is not reused")
 	s.mu.Unlock()
 	_ = s.Close() // the Ring's own teardown meets /dev/null: its error is not the point
 	s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,11 +56,11 @@ type Shared struct {
 
 	mu       sync.Mutex
 	ops      []*sharedOp // by slot index; the token carries the generation
-	free     []uint32
-	leading  bool // a goroutine leads: it submits, waits in the kernel, reaps
-	sleeping bool // the leader waits in the kernel (its next enter submits what is published)
-	woken    bool // the leader was woken since it went to sleep
-	pending  int  // operations submitted whose CQE was not delivered
+	free     freeOps     // pushed without mu
+	leading  bool        // a goroutine leads: it submits, waits in the kernel, reaps
+	sleeping bool        // the leader waits in the kernel (its next enter submits what is published)
+	woken    bool        // the leader was woken since it went to sleep
+	pending  int         // operations submitted whose CQE was not delivered
 	closed   bool
 	broken   error         // io_uring_enter failed for good (a seccomp filter added later): every call fails with it
 	handed   uint32        // SQEs handed out so far (wraps): with SQReady, tells which the kernel consumed
@@ -103,15 +104,16 @@ const reaperIdle = time.Millisecond
 
 // sharedOp is one operation in flight and the goroutine that waits for it.
 type sharedOp struct {
-	idx   uint32
-	gen   uint32
-	state uint8
-	res   int32
-	flags uint32
-	seq   uint32        // s.handed when its SQE was handed out
-	limbo bool          // set once, before its wake: the kernel may still use its memory; never reused
-	wake  chan struct{} // buffered: a delivery never blocks the leader
-	pin   runtime.Pinner
+	idx      uint32
+	gen      atomic.Uint32 // odd: in flight; put changes it without mu
+	nextFree atomic.Uint32 // idx+1 of the record below it in freeOps
+	state    uint8
+	res      int32
+	flags    uint32
+	seq      uint32        // s.handed when its SQE was handed out
+	limbo    bool          // set once, before its wake: the kernel may still use its memory; never reused
+	wake     chan struct{} // buffered: a delivery never blocks the leader
+	pin      runtime.Pinner
 }
 
 const (
@@ -226,9 +228,7 @@ func (s *Shared) do(prep func(q *sys.SQE) error, keep []byte, handOff bool) (int
 		return res, flags, nil // pinned and kept until Close closed the ring
 	}
 	op.pin.Unpin()
-	s.mu.Lock()
 	s.put(op)
-	s.mu.Unlock()
 	return res, flags, nil
 }
 
@@ -322,13 +322,11 @@ func (s *Shared) DoBatch(res []int32, prep func(i int, q *sys.SQE) error, keep f
 			op.pin.Unpin()
 		}
 	}
-	s.mu.Lock()
 	for _, op := range ops {
 		if !op.limbo {
 			s.put(op)
 		}
 	}
-	s.mu.Unlock()
 	for i := range ops {
 		for attempt := 0; res[i] == -int32(syscall.ECANCELED) && attempt < maxResubmits; attempt++ {
 			// Cancelled without a cancel: never ran (see the type's doc).
@@ -617,7 +615,7 @@ func (s *Shared) failAll(my *sharedOp) {
 		unsubmitted = s.r.SQReady() // the last ones handed out
 	}
 	for _, op := range s.ops {
-		if op != nil && op.gen&1 != 0 && op.state != opDone {
+		if op != nil && op.gen.Load()&1 != 0 && op.state != opDone {
 			op.res, op.state = -int32(syscall.ECANCELED), opDone
 			if !s.ringGone && s.handed-op.seq >= unsubmitted {
 				op.limbo = true
@@ -634,26 +632,24 @@ func (s *Shared) failAll(my *sharedOp) {
 // take returns a free operation record, in flight (odd generation) (mu
 // held).
 func (s *Shared) take() *sharedOp {
-	var op *sharedOp
-	if n := len(s.free); n > 0 {
-		op = s.ops[s.free[n-1]]
-		s.free = s.free[:n-1]
-	} else {
+	op := s.free.pop(s.ops)
+	if op == nil {
 		op = &sharedOp{idx: uint32(len(s.ops)), wake: make(chan struct{}, 1)}
 		s.ops = append(s.ops, op)
 	}
-	op.gen = (op.gen + 1) & slotGenMask
+	op.gen.Store((op.gen.Load() + 1) & slotGenMask)
 	op.state, op.res, op.flags = opWaiting, 0, 0
 	return op
 }
 
-// put frees op (mu held): its generation turns even.
+// put frees op, with or without mu: its generation turns even. Its
+// goroutine has read its result.
 func (s *Shared) put(op *sharedOp) {
-	op.gen = (op.gen + 1) & slotGenMask
-	s.free = append(s.free, op.idx)
+	op.gen.Store((op.gen.Load() + 1) & slotGenMask)
+	s.free.push(op)
 }
 
-func (op *sharedOp) token() uint64 { return uint64(token(op.idx, op.gen)) }
+func (op *sharedOp) token() uint64 { return uint64(token(op.idx, op.gen.Load())) }
 
 // lookup is the operation a CQE's user_data names, or nil (mu held).
 func (s *Shared) lookup(ud uint64) *sharedOp {
@@ -662,7 +658,7 @@ func (s *Shared) lookup(ud uint64) *sharedOp {
 		return nil
 	}
 	op := s.ops[idx]
-	if g := uint32(ud >> genShift); op.gen != g || g&1 == 0 || op.state == opDone {
+	if g := uint32(ud >> genShift); op.gen.Load() != g || g&1 == 0 || op.state == opDone {
 		return nil
 	}
 	return op
@@ -685,7 +681,7 @@ func (s *Shared) Close() error {
 		// One cancel per operation, by its user_data: every kernel has it
 		// (IORING_ASYNC_CANCEL_ANY is 5.19's).
 		for _, op := range s.ops {
-			if op == nil || op.gen&1 == 0 || op.state == opDone {
+			if op == nil || op.gen.Load()&1 == 0 || op.state == opDone {
 				continue
 			}
 			q, err := s.sqe()
