@@ -457,3 +457,33 @@ func TestSharedReaperYieldsOnlyWhileFewInFlight(t *testing.T) {
 		require.Equal(t, int32(1), within(t, results[i]))
 	}
 }
+
+// Records pushed from many goroutines at once come off the free stack
+// each exactly once, and then it is empty.
+func TestSharedFreeOpsConcurrentPush(t *testing.T) {
+	const n = 512
+	ops := make([]*sharedOp, n)
+	for i := range ops {
+		ops[i] = &sharedOp{idx: uint32(i)}
+	}
+	var f freeOps
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < n; i += 8 {
+				f.push(ops[i])
+			}
+		}()
+	}
+	wg.Wait()
+	seen := make([]bool, n)
+	for range n {
+		op := f.pop(ops)
+		require.NotNil(t, op)
+		require.False(t, seen[op.idx], "record %d popped twice", op.idx)
+		seen[op.idx] = true
+	}
+	require.Nil(t, f.pop(ops))
+}
