@@ -21,10 +21,9 @@ func (f *File) preadBatch(ops []ReadOp) bool {
 			valid++
 		}
 	}
-	s := f.rings.pick()
-	if s != nil && valid > 0 {
+	if valid > 0 {
 		fd := f.fd
-		err := s.DoBatch(res, func(i int, q *sys.SQE) error {
+		ok := f.rings.doBatch(res, func(i int, q *sys.SQE) error {
 			op := &ops[i]
 			if op.Err != nil || len(op.Buf) == 0 {
 				sqe.Nop(q) // keeps the indices: its res (0) is ignored
@@ -32,7 +31,7 @@ func (f *File) preadBatch(ops []ReadOp) bool {
 			}
 			return sqe.Read(q, fd, op.Buf[:min(len(op.Buf), maxRW)], op.Off)
 		}, func(i int) []byte { return ops[i].Buf })
-		if err == nil {
+		if ok {
 			for i := range ops {
 				if ops[i].Err != nil || len(ops[i].Buf) == 0 {
 					continue

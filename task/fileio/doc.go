@@ -9,7 +9,9 @@
 // cache without waiting (preadv2 RWF_NOWAIT), as a raw system call that
 // skips the Go scheduler's syscall hooks — it cannot sleep, and a cached
 // 4 KiB read costs ≈ 15 % less than os's pread(2); what the cache cannot
-// give goes to one of the package's rings (poll.Shared). A goroutine alone on
+// give goes to one of the package's rings (poll.Shared): the first that
+// holds fewer than 16 operations, so that a few reads share one ring's
+// batches rather than each waking a ring of its own. A goroutine alone on
 // its ring submits and waits in one io_uring_enter, as pread(2) would, on
 // its own thread; when many read at once, the ring's reaper goroutine
 // submits their SQEs and reaps their CQEs in batches, and each goroutine

@@ -68,14 +68,11 @@ func (f *File) pread(b []byte, off int64) (int, error) {
 			return 0, err
 		}
 	}
-	if s := f.rings.pick(); s != nil {
-		fd := f.fd
-		res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, fd, b, off) }, b)
-		if err == nil {
-			return result(res)
-		}
-		// The rings closed, or their enter fails for good: the plain call.
+	fd := f.fd
+	if res, ok := f.rings.do(func(q *sys.SQE) error { return sqe.Read(q, fd, b, off) }, b); ok {
+		return result(res)
 	}
+	// No ring: the rings closed, or their enter fails for good.
 	return ignoringEINTR(func() (int, error) { return unix.Pread(f.fd, b, off) })
 }
 
@@ -102,15 +99,12 @@ func (f *File) pwrite(b []byte, off int64) (int, error) {
 		w := &f.rings.directWrites
 		defer w.Add(-1)
 		if w.Add(1) > ringWriteDepth {
-			if s := f.rings.pick(); s != nil {
-				fd := f.fd
-				res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Write(q, fd, b, off) }, b)
-				if err == nil {
-					f.rings.ringWrites.Add(1)
-					return result(res)
-				}
-				// The rings closed, or their enter fails for good: the plain call.
+			fd := f.fd
+			if res, ok := f.rings.do(func(q *sys.SQE) error { return sqe.Write(q, fd, b, off) }, b); ok {
+				f.rings.ringWrites.Add(1)
+				return result(res)
 			}
+			// No ring: the rings closed, or their enter fails for good.
 		}
 	}
 	return ignoringEINTR(func() (int, error) { return unix.Pwrite(f.fd, b, off) })
