@@ -83,18 +83,7 @@ func TestSharedLeadHandoff(t *testing.T) {
 	s := newShared(t, 8)
 	r1, w1 := testutil.Pipe(t)
 	r2, w2 := testutil.Pipe(t)
-	read := func(fd int) chan int32 {
-		out := make(chan int32, 1)
-		go func() {
-			buf := make([]byte, 1)
-			res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, fd, buf, -1) }, buf)
-			if err != nil {
-				res = -1
-			}
-			out <- res
-		}()
-		return out
-	}
+	read := func(fd int) chan int32 { return readByte(s, fd) }
 	a := read(r1)
 	waitPending(t, s, 1)
 	b := read(r2)
@@ -130,6 +119,21 @@ func TestSharedLeadHandoff(t *testing.T) {
 		}
 		require.True(t, time.Now().Before(deadline), "nothing in flight for a minute and the lead was not given up")
 	}
+}
+
+// readByte reads one byte of fd through s in a goroutine; the channel
+// gets its res, or -1 when Do failed.
+func readByte(s *Shared, fd int) chan int32 {
+	out := make(chan int32, 1)
+	go func() {
+		buf := make([]byte, 1)
+		res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, fd, buf, -1) }, buf)
+		if err != nil {
+			res = -1
+		}
+		out <- res
+	}()
+	return out
 }
 
 // waitPending waits until n operations are in flight (a minute at most: a
@@ -416,16 +420,7 @@ func TestSharedReaperYieldsOnlyWhileFewInFlight(t *testing.T) {
 	for i := range held {
 		r, w := testutil.Pipe(t)
 		writers[i] = w
-		out := make(chan int32, 1)
-		results[i] = out
-		go func() {
-			buf := make([]byte, 1)
-			res, _, err := s.Do(func(q *sys.SQE) error { return sqe.Read(q, r, buf, -1) }, buf)
-			if err != nil {
-				res = -1
-			}
-			out <- res
-		}()
+		results[i] = readByte(s, r)
 		waitPending(t, s, i+1)
 	}
 	nops := func(n int) uint64 {
