@@ -444,14 +444,15 @@ report() {
 # --- the matrix ----------------------------------------------------------------------
 rm -rf "$outd/kernels" "$outd/kernels-summary.txt"
 # each VM may use the time left shared by the rounds of --jobs VMs still to
-# come, so that a hang on one kernel does not leave the next ones no time
+# come, counting those still running, so that a hang on one kernel does not
+# leave the next ones no time (and VMs started together get the same share)
 running=()
 for i in "${!klist[@]}"; do
 	while [ ${#running[@]} -ge "$jobs" ]; do
 		wait -n || true
 		for j in "${!running[@]}"; do kill -0 "${running[$j]}" 2>/dev/null || unset 'running[j]'; done
 	done
-	rounds=$(((${#klist[@]} - i + jobs - 1) / jobs))
+	rounds=$(((${#running[@]} + ${#klist[@]} - i + jobs - 1) / jobs))
 	runvm "$i" $(($(date +%s) + (deadline - $(date +%s)) / rounds)) &
 	running+=($!)
 done
