@@ -16,8 +16,9 @@
 #                both backends); a binary still
 #                alive 2 minutes later is killed
 #     --budget   wall-clock limit of the whole run (default 30m); a VM gets the
-#                time left divided by the rounds of --jobs VMs still to start,
-#                is killed when that runs out, and does not start with < 2m
+#                time left divided by the rounds of --jobs VMs still to finish
+#                (running or to start), is killed when that runs out, and does
+#                not start with < 2m
 #     --jobs     VMs at a time, -smp 2 each (default: one per host CPU under
 #                single-threaded TCG, up to one per kernel; under KVM or
 #                multi-threaded TCG, all if nproc >= 4, else 1)
