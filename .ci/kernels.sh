@@ -24,7 +24,7 @@
 #                multi-threaded TCG, all if nproc >= 4, else 1)
 #     --tcg      single (default): both vCPUs of a VM take turns on one host
 #                thread, so VMs run side by side, one per host CPU (the
-#                matrix: 749-785 s on 2 CPUs against 1006 s for one
+#                matrix: 738-785 s on 2 CPUs against 1006 s for one
 #                multi-threaded VM at a time); multi: a host thread per vCPU.
 #                Under either, qemu 7.2's TCG with -cpu max now and then
 #                crashes the 6.12 guest with impossible CPU state (EFLAGS with
@@ -320,9 +320,9 @@ runvm() {
 	truncate -s 1G "$kw/nvme.img"
 	s=$(date +%s)
 	# A kernel that dies before its init runs (an Oops in the kernel's own
-	# boot-time text patching under multi-threaded TCG: seen once, 6.12 at
-	# 3 s, before --tcg single) is booted again, up to twice: no package had started, so no test
-	# runs twice. A VM that reached init is never booted again.
+	# boot-time text patching under TCG: seen once, 6.12 at 3 s) is booted
+	# again, up to twice: no package had started, so no test runs twice. A
+	# VM that reached init is never booted again.
 	for attempt in 1 2 3; do
 		left=$((end - $(date +%s)))
 		[ $left -ge 120 ] || { echo "not started: its share of --budget $budget is spent" >"$kw/error"; return; }
